@@ -1,0 +1,51 @@
+/**
+ * The one reducer of task state: applies a stream event to a Task and returns a new Task,
+ * sharing unchanged parts (copy-on-write, never mutating its input). The server uses it to
+ * keep snapshots in step with the event log; the client uses it to assemble streamed tasks.
+ */
+import type { Artifact, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskStatus } from './types.js';
+
+export function applyEvent(task: Task, event: StreamResponse): Task {
+  if ('task' in event) return event.task;
+  if ('statusUpdate' in event) return applyStatus(task, event.statusUpdate.status);
+  if ('artifactUpdate' in event) return applyArtifact(task, event.artifactUpdate);
+  if ('message' in event) return appendHistory(task, event.message);
+  return task;
+}
+
+/** C6: the superseded status message moves into history, so nothing is shown twice. */
+export function applyStatus(task: Task, status: TaskStatus): Task {
+  const previous = task.status.message;
+  const history = previous ? [...(task.history ?? []), previous] : task.history;
+  const next: Task = { ...task, status };
+  if (history) next.history = history;
+  return next;
+}
+
+export function appendHistory(task: Task, message: Message): Task {
+  return { ...task, history: [...(task.history ?? []), message] };
+}
+
+/** STREAM-10: append adds parts to the artifact with the same id; otherwise add or replace. */
+export function applyArtifact(task: Task, update: TaskArtifactUpdateEvent): Task {
+  const artifacts = task.artifacts ?? [];
+  const index = artifacts.findIndex((a) => a.artifactId === update.artifact.artifactId);
+  let next: Artifact[];
+  if (index < 0) {
+    next = [...artifacts, update.artifact];
+  } else {
+    const existing = artifacts[index] as Artifact;
+    const merged: Artifact = update.append
+      ? { ...existing, ...withoutParts(update.artifact), parts: [...existing.parts, ...update.artifact.parts] }
+      : update.artifact;
+    next = artifacts.slice();
+    next[index] = merged;
+  }
+  return { ...task, artifacts: next };
+}
+
+function withoutParts(artifact: Artifact): Omit<Artifact, 'parts'> {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  const { parts, ...rest } = artifact;
+  return rest;
+}

@@ -1,0 +1,278 @@
+/**
+ * A validating decoder driven by the descriptors generated from proto/a2a.proto.
+ *
+ * It takes untrusted JSON (already parsed) and returns a clean copy in the public wire shape:
+ * camelCase names (snake_case accepted on input, JSON-02), enum names (integers accepted,
+ * JSON-03), unknown members dropped (OPS-05), implicit-presence defaults dropped, and no
+ * `__proto__` keys anywhere (R17). Every problem becomes one `google.rpc.BadRequest` field
+ * violation; all violations of a request are reported together as one InvalidParamsError.
+ */
+import { ScalarType, getOption, type DescEnum, type DescField, type DescMessage } from '@bufbuild/protobuf';
+import { FieldBehavior, field_behavior } from '../gen/google/api/field_behavior_pb.js';
+import { InvalidParamsError, type FieldViolation } from './errors.js';
+
+export interface DecodeLimits {
+  /** Most elements in any repeated field (parts, history, extensions...). */
+  maxListLength: number;
+  /** Most keys in any map or Struct object. */
+  maxObjectKeys: number;
+  /** Longest string value, in UTF-16 code units. */
+  maxStringLength: number;
+}
+
+export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
+  maxListLength: 1000,
+  maxObjectKeys: 1000,
+  maxStringLength: 4 * 1024 * 1024,
+};
+
+interface FieldPlan {
+  field: DescField;
+  jsonName: string;
+  protoName: string;
+  required: boolean;
+  /** proto3 `optional`: keep explicitly set default values. */
+  explicit: boolean;
+  oneof: string | undefined;
+}
+
+interface MessagePlan {
+  fields: FieldPlan[];
+  oneofs: { name: string; members: string[] }[];
+}
+
+const plans = new Map<DescMessage, MessagePlan>();
+
+function planFor(desc: DescMessage): MessagePlan {
+  let plan = plans.get(desc);
+  if (plan) return plan;
+  plan = {
+    fields: desc.fields.map((field) => ({
+      field,
+      jsonName: field.jsonName,
+      protoName: field.name,
+      required: getOption(field, field_behavior).includes(FieldBehavior.REQUIRED),
+      explicit: field.proto.proto3Optional === true,
+      oneof: field.oneof?.localName,
+    })),
+    oneofs: desc.oneofs.map((o) => ({ name: o.name, members: o.fields.map((f) => f.jsonName) })),
+  };
+  plans.set(desc, plan);
+  return plan;
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+class Decoder {
+  readonly violations: FieldViolation[] = [];
+  constructor(private readonly limits: DecodeLimits) {}
+
+  fail(field: string, description: string): undefined {
+    if (this.violations.length < 100) this.violations.push({ field, description });
+    return undefined;
+  }
+
+  message(desc: DescMessage, value: unknown, path: string): Record<string, unknown> | undefined {
+    if (!isPlainObject(value)) return this.fail(path || '(root)', 'must be a JSON object');
+    const plan = planFor(desc);
+    const out: Record<string, unknown> = {};
+    for (const f of plan.fields) {
+      let raw = value[f.jsonName];
+      if (raw === undefined && f.protoName !== f.jsonName) raw = value[f.protoName];
+      const fieldPath = path ? `${path}.${f.jsonName}` : f.jsonName;
+      const isValueField = f.field.fieldKind === 'message' && f.field.message.typeName === 'google.protobuf.Value';
+      if (raw === undefined || (raw === null && !isValueField)) {
+        if (f.required) this.fail(fieldPath, 'is required');
+        continue;
+      }
+      const decoded = this.field(f.field, raw, fieldPath);
+      if (decoded === undefined) continue;
+      if (!f.explicit && !f.oneof && isDefault(decoded)) {
+        if (f.required) this.fail(fieldPath, isArray(decoded) ? 'must not be empty' : 'is required');
+        continue;
+      }
+      out[f.jsonName] = decoded;
+    }
+    for (const oneof of plan.oneofs) {
+      let count = 0;
+      for (const m of oneof.members) if (m in out) count++;
+      if (count !== 1) {
+        const where = path || '(root)';
+        this.fail(where, count === 0 ? `must set one of ${oneof.members.join(', ')}` : `must set only one of ${oneof.members.join(', ')}`);
+      }
+    }
+    return out;
+  }
+
+  field(field: DescField, value: unknown, path: string): unknown {
+    switch (field.fieldKind) {
+      case 'scalar':
+        return this.scalar(field.scalar, value, path);
+      case 'enum':
+        return this.enumValue(field.enum, value, path);
+      case 'message':
+        return this.messageOrWkt(field.message, value, path);
+      case 'list': {
+        if (!Array.isArray(value)) return this.fail(path, 'must be an array');
+        if (value.length > this.limits.maxListLength) return this.fail(path, `must have at most ${this.limits.maxListLength} elements`);
+        const out: unknown[] = [];
+        for (let i = 0; i < value.length; i++) {
+          const p = `${path}[${i}]`;
+          const v =
+            field.listKind === 'scalar'
+              ? this.scalar(field.scalar, value[i], p)
+              : field.listKind === 'enum'
+                ? this.enumValue(field.enum, value[i], p)
+                : this.messageOrWkt(field.message, value[i], p);
+          if (v !== undefined) out.push(v);
+        }
+        return out;
+      }
+      case 'map': {
+        if (!isPlainObject(value)) return this.fail(path, 'must be a JSON object');
+        const out: Record<string, unknown> = {};
+        const keys = Object.keys(value);
+        if (keys.length > this.limits.maxObjectKeys) return this.fail(path, `must have at most ${this.limits.maxObjectKeys} keys`);
+        for (const key of keys) {
+          if (key === '__proto__') continue;
+          const p = `${path}.${key}`;
+          const v =
+            field.mapKind === 'scalar'
+              ? this.scalar(field.scalar, value[key], p)
+              : field.mapKind === 'enum'
+                ? this.enumValue(field.enum, value[key], p)
+                : this.messageOrWkt(field.message, value[key], p);
+          if (v !== undefined) out[key] = v;
+        }
+        return out;
+      }
+    }
+  }
+
+  messageOrWkt(desc: DescMessage, value: unknown, path: string): unknown {
+    switch (desc.typeName) {
+      case 'google.protobuf.Struct':
+        if (!isPlainObject(value)) return this.fail(path, 'must be a JSON object');
+        return this.json(value, path);
+      case 'google.protobuf.Value':
+        return this.json(value, path);
+      case 'google.protobuf.Timestamp':
+        return this.timestamp(value, path);
+      case 'google.protobuf.Empty':
+        return isPlainObject(value) ? {} : this.fail(path, 'must be a JSON object');
+      default:
+        return this.message(desc, value, path);
+    }
+  }
+
+  scalar(type: ScalarType, value: unknown, path: string): unknown {
+    switch (type) {
+      case ScalarType.STRING:
+        if (typeof value !== 'string') return this.fail(path, 'must be a string');
+        if (value.length > this.limits.maxStringLength) return this.fail(path, `must be at most ${this.limits.maxStringLength} characters`);
+        return value;
+      case ScalarType.BOOL:
+        if (typeof value !== 'boolean') return this.fail(path, 'must be true or false');
+        return value;
+      case ScalarType.INT32: {
+        const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+        if (typeof n !== 'number' || !Number.isInteger(n) || n < -2147483648 || n > 2147483647) {
+          return this.fail(path, 'must be a 32-bit integer');
+        }
+        return n;
+      }
+      case ScalarType.BYTES:
+        if (typeof value !== 'string' || !BASE64.test(value)) return this.fail(path, 'must be a base64 string');
+        if (value.length > this.limits.maxStringLength) return this.fail(path, `must be at most ${this.limits.maxStringLength} characters`);
+        return value;
+      default:
+        return this.fail(path, 'has an unsupported type');
+    }
+  }
+
+  enumValue(desc: DescEnum, value: unknown, path: string): unknown {
+    if (typeof value === 'string') {
+      if (desc.values.some((v) => v.name === value)) return value;
+      return this.fail(path, `unknown ${desc.name} value ${JSON.stringify(value.slice(0, 64))}`);
+    }
+    if (typeof value === 'number') {
+      const found = desc.values.find((v) => v.number === value);
+      if (found) return found.name;
+      return this.fail(path, `unknown ${desc.name} value ${value}`);
+    }
+    return this.fail(path, `must be a ${desc.name} name`);
+  }
+
+  timestamp(value: unknown, path: string): string | undefined {
+    if (typeof value !== 'string' || !RFC3339.test(value)) return this.fail(path, 'must be an RFC 3339 timestamp');
+    const ms = Date.parse(value);
+    if (Number.isNaN(ms)) return this.fail(path, 'must be an RFC 3339 timestamp');
+    return value.endsWith('Z') || value.endsWith('z') ? value.toUpperCase() : new Date(ms).toISOString();
+  }
+
+  /** Copies arbitrary JSON, dropping `__proto__` keys and enforcing size limits. */
+  json(value: unknown, path: string): unknown {
+    if (value === null || typeof value === 'boolean') return value;
+    if (typeof value === 'number') return Number.isFinite(value) ? value : this.fail(path, 'must be a finite number');
+    if (typeof value === 'string') {
+      return value.length > this.limits.maxStringLength ? this.fail(path, 'is too long') : value;
+    }
+    if (Array.isArray(value)) {
+      if (value.length > this.limits.maxListLength) return this.fail(path, `must have at most ${this.limits.maxListLength} elements`);
+      return value.map((v, i) => this.json(v, `${path}[${i}]`));
+    }
+    if (isPlainObject(value)) {
+      const keys = Object.keys(value);
+      if (keys.length > this.limits.maxObjectKeys) return this.fail(path, `must have at most ${this.limits.maxObjectKeys} keys`);
+      const out: Record<string, unknown> = {};
+      for (const key of keys) {
+        if (key === '__proto__') continue;
+        out[key] = this.json(value[key], `${path}.${key}`);
+      }
+      return out;
+    }
+    return this.fail(path, 'must be JSON');
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isArray(value: unknown): value is unknown[] {
+  return Array.isArray(value);
+}
+
+function isDefault(value: unknown): boolean {
+  return (
+    value === '' ||
+    value === 0 ||
+    value === false ||
+    (Array.isArray(value) && value.length === 0) ||
+    value === 'TASK_STATE_UNSPECIFIED' ||
+    value === 'ROLE_UNSPECIFIED'
+  );
+}
+
+/**
+ * Decodes `input` as the message `desc`, or throws InvalidParamsError listing every violation.
+ * `extraChecks` may add semantic violations that the descriptor cannot express.
+ */
+export function decodeMessage<T>(
+  desc: DescMessage,
+  input: unknown,
+  options: { limits?: DecodeLimits; path?: string; check?: (value: T, fail: (field: string, description: string) => void) => void } = {},
+): T {
+  const decoder = new Decoder(options.limits ?? DEFAULT_DECODE_LIMITS);
+  const out = decoder.message(desc, input, options.path ?? '');
+  if (out !== undefined && options.check && decoder.violations.length === 0) {
+    options.check(out as T, (field, description) => decoder.fail(field, description));
+  }
+  if (decoder.violations.length > 0 || out === undefined) {
+    const first = decoder.violations[0];
+    const summary = first ? `${first.field} ${first.description}` : 'invalid';
+    throw new InvalidParamsError(`Invalid parameters: ${summary}`, { fieldViolations: decoder.violations });
+  }
+  return out as T;
+}

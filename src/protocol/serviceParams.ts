@@ -1,0 +1,64 @@
+/**
+ * Service parameters (SVC rules): the protocol version (A2A-Version, VER rules) and the
+ * activated extensions (A2A-Extensions, EXT rules). Every binding reads them through these
+ * functions so that negotiation is identical everywhere (R20).
+ */
+import type { AgentCard } from './types.js';
+import { ExtensionSupportRequiredError, VersionNotSupportedError } from './errors.js';
+
+export const VERSION_HEADER = 'A2A-Version';
+export const EXTENSIONS_HEADER = 'A2A-Extensions';
+/** The version this library speaks natively. */
+export const PROTOCOL_VERSION = '1.0';
+
+/** VER-01: Major.Minor, patch ignored; undefined when unparsable. */
+export function parseVersion(value: string): string | undefined {
+  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(value.trim());
+  return m ? `${Number(m[1])}.${Number(m[2])}` : undefined;
+}
+
+/**
+ * Picks the version of a request: header first, then query parameter (B5); empty or absent
+ * means 0.3 (VER-05). Throws VersionNotSupportedError (VER-06, B2, B3) when not served.
+ */
+export function negotiateVersion(
+  header: string | null | undefined,
+  query: string | null | undefined,
+  supported: readonly string[],
+): string {
+  const raw = (header ?? '').trim() || (query ?? '').trim();
+  const requested = raw === '' ? '0.3' : parseVersion(raw);
+  if (requested !== undefined && supported.includes(requested)) return requested;
+  throw new VersionNotSupportedError(
+    `Protocol version ${raw === '' ? '0.3 (no A2A-Version given)' : JSON.stringify(raw)} is not supported; supported: ${supported.join(', ')}`,
+    { metadata: { requestedVersion: raw === '' ? '0.3' : raw.slice(0, 32), supportedVersions: supported.join(',') } },
+  );
+}
+
+/** E10: comma-separated URIs, trimmed, empties ignored; repeated headers arrive comma-joined. */
+export function parseExtensions(header: string | null | undefined): string[] {
+  if (!header) return [];
+  const out: string[] = [];
+  for (const part of header.split(',')) {
+    const uri = part.trim();
+    if (uri && !out.includes(uri)) out.push(uri);
+  }
+  return out;
+}
+
+/** CAP-04 / EXT-04: every extension the card marks required must be activated. */
+export function checkRequiredExtensions(card: AgentCard, requested: readonly string[]): void {
+  for (const ext of card.capabilities.extensions ?? []) {
+    if (ext.required && ext.uri && !requested.includes(ext.uri)) {
+      throw new ExtensionSupportRequiredError(`Extension ${ext.uri} is required by this agent; activate it with the A2A-Extensions header`, {
+        metadata: { extension: ext.uri },
+      });
+    }
+  }
+}
+
+/** EXT-05: the extensions this agent supports among those requested, for the response header. */
+export function activatedExtensions(card: AgentCard, requested: readonly string[]): string[] {
+  const supported = new Set((card.capabilities.extensions ?? []).map((e) => e.uri));
+  return requested.filter((uri) => supported.has(uri));
+}

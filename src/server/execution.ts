@@ -1,0 +1,205 @@
+/**
+ * One run of an agent for one incoming message. It owns the TaskUpdater given to the agent,
+ * turns every call into a compare-and-set write of the task (via TaskWriter), and exposes two
+ * moments the request handler waits for: `started` (a reply or the task exists) and `settled`
+ * (a reply, a terminal or interrupted state, or the agent returned).
+ */
+import { applyArtifact, applyStatus, appendHistory } from '../protocol/applyEvent.js';
+import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
+import type { JsonObject, Message, StreamResponse, Task, TaskState } from '../protocol/types.js';
+import type { AgentExecutor, RequestContext } from './agentExecutor.js';
+import type { TaskRecord } from './stores/taskStore.js';
+import { toParts, type ArtifactOptions, type Content, type TaskUpdater } from './taskUpdater.js';
+import type { TaskWriter } from './taskWriter.js';
+
+export type Outcome = { kind: 'message'; message: Message } | { kind: 'task'; record: TaskRecord };
+
+export interface ExecutionInput {
+  writer: TaskWriter;
+  executor: AgentExecutor;
+  context: Omit<RequestContext, 'signal'>;
+  /** The existing task record when the message continues a task. */
+  existing: TaskRecord | undefined;
+  signal: AbortSignal;
+  newId: () => string;
+  onError?: (error: unknown) => void;
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+export class Execution implements TaskUpdater {
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly started: Promise<Outcome>;
+  readonly settled: Promise<Outcome>;
+  private resolveStarted!: (o: Outcome) => void;
+  private resolveSettled!: (o: Outcome) => void;
+  private record: TaskRecord | undefined;
+  private replied: Message | undefined;
+  private terminal = false;
+
+  constructor(private readonly input: ExecutionInput) {
+    this.taskId = input.context.taskId;
+    this.contextId = input.context.contextId;
+    this.record = input.existing;
+    this.started = new Promise((r) => (this.resolveStarted = r));
+    this.settled = new Promise((r) => (this.resolveSettled = r));
+  }
+
+  get isTerminal(): boolean {
+    return this.terminal;
+  }
+
+  /** Runs the agent; never rejects: agent failures become a FAILED task. */
+  async run(): Promise<void> {
+    const { context, signal } = this.input;
+    try {
+      if (this.record) {
+        // A follow-up message joins the history of its task (snapshot-only change, no event).
+        const message = context.message;
+        this.record = (await this.input.writer.update(context.tenant, this.taskId, (r) => ({ task: appendHistory(r.task, message), events: [] }))).record;
+        this.resolveStarted({ kind: 'task', record: this.record });
+      }
+      await this.input.executor.execute({ ...context, signal }, this);
+    } catch (error) {
+      this.input.onError?.(error);
+      if (!this.replied && !this.terminal) {
+        const reason = error instanceof Error && error.message ? error.message : 'the agent failed';
+        await this.safely(() => this.fail(`Agent error: ${reason}`));
+      }
+    }
+    if (!this.replied && !this.record) {
+      // The agent returned without answering: record that as a failed task, never hang.
+      await this.safely(() => this.fail('The agent returned without a response'));
+    }
+    this.finish();
+  }
+
+  private async safely(fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (error) {
+      this.input.onError?.(error);
+    }
+  }
+
+  private finish(): void {
+    const outcome: Outcome = this.replied
+      ? { kind: 'message', message: this.replied }
+      : { kind: 'task', record: this.record as TaskRecord };
+    this.resolveStarted(outcome);
+    this.resolveSettled(outcome);
+  }
+
+  agentMessage(content: Content): Message {
+    return {
+      messageId: this.input.newId(),
+      contextId: this.contextId,
+      taskId: this.taskId,
+      role: 'ROLE_AGENT',
+      parts: toParts(content),
+    };
+  }
+
+  async reply(content: Content, options: { metadata?: JsonObject } = {}): Promise<void> {
+    if (this.record) throw new Error('reply() is only allowed before the task exists; use setStatus() or complete(message) instead');
+    if (this.replied) throw new Error('reply() was already called');
+    const message: Message = {
+      messageId: this.input.newId(),
+      contextId: this.contextId,
+      role: 'ROLE_AGENT',
+      parts: toParts(content),
+      ...(options.metadata ? { metadata: options.metadata } : {}),
+    };
+    this.replied = message;
+    this.finish();
+  }
+
+  async submit(): Promise<void> {
+    await this.ensureTask();
+  }
+
+  startWork(message?: Content): Promise<void> {
+    return this.setStatus('TASK_STATE_WORKING', message);
+  }
+  requireInput(question: Content): Promise<void> {
+    return this.setStatus('TASK_STATE_INPUT_REQUIRED', question);
+  }
+  requireAuth(message: Content): Promise<void> {
+    return this.setStatus('TASK_STATE_AUTH_REQUIRED', message);
+  }
+  complete(message?: Content): Promise<void> {
+    return this.setStatus('TASK_STATE_COMPLETED', message);
+  }
+  fail(message?: Content): Promise<void> {
+    return this.setStatus('TASK_STATE_FAILED', message);
+  }
+  reject(message?: Content): Promise<void> {
+    return this.setStatus('TASK_STATE_REJECTED', message);
+  }
+  cancel(message?: Content): Promise<void> {
+    return this.setStatus('TASK_STATE_CANCELED', message);
+  }
+
+  async setStatus(state: TaskState, message?: Content): Promise<void> {
+    const status = { state, ...(message !== undefined ? { message: this.agentMessage(message) } : {}), timestamp: now() };
+    await this.write(
+      (task) => ({
+        task: applyStatus(task, status),
+        events: [{ statusUpdate: { taskId: this.taskId, contextId: this.contextId, status } }],
+      }),
+      true,
+    );
+  }
+
+  async addArtifact(content: Content, options: ArtifactOptions = {}): Promise<string> {
+    const artifactId = options.artifactId ?? this.input.newId();
+    const artifact = {
+      artifactId,
+      ...(options.name !== undefined ? { name: options.name } : {}),
+      ...(options.description !== undefined ? { description: options.description } : {}),
+      parts: toParts(content),
+      ...(options.metadata ? { metadata: options.metadata } : {}),
+      ...(options.extensions ? { extensions: options.extensions } : {}),
+    };
+    const update = {
+      taskId: this.taskId,
+      contextId: this.contextId,
+      artifact,
+      ...(options.append ? { append: true } : {}),
+      ...(options.lastChunk ? { lastChunk: true } : {}),
+    };
+    await this.write((task) => ({ task: applyArtifact(task, update), events: [{ artifactUpdate: update }] }), false);
+    return artifactId;
+  }
+
+  /** Creates the task on first use: SUBMITTED, with the user message as history[0]. */
+  private async ensureTask(): Promise<TaskRecord> {
+    if (this.record) return this.record;
+    if (this.replied) throw new Error('the agent already replied with a message; no task can be created');
+    const task: Task = {
+      id: this.taskId,
+      contextId: this.contextId,
+      status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() },
+      history: [this.input.context.message],
+    };
+    this.record = await this.input.writer.create(this.input.context.tenant, task);
+    this.resolveStarted({ kind: 'task', record: this.record });
+    return this.record;
+  }
+
+  /** Writes a change; a status change to a terminal or interrupted state settles the run. */
+  private async write(change: (task: Task) => { task: Task; events: StreamResponse[] }, isStatus: boolean): Promise<void> {
+    await this.ensureTask();
+    const { record } = await this.input.writer.update(this.input.context.tenant, this.taskId, (r) =>
+      // LIFE-02: nothing leaves a terminal state; late updates (after a cancel) are dropped.
+      isTerminalState(r.task.status.state) ? undefined : change(r.task),
+    );
+    this.record = record;
+    const state = record.task.status.state;
+    if (isTerminalState(state)) this.terminal = true;
+    if (this.terminal || (isStatus && isFinalForNow(state))) this.resolveSettled({ kind: 'task', record });
+  }
+}

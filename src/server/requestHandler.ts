@@ -1,0 +1,363 @@
+/**
+ * The transport-agnostic A2A service: the eleven operations with the specification's semantics.
+ * JSON-RPC, REST and gRPC are codecs over `unary()` and `stream()`; nothing else implements an
+ * operation. Requests arrive as untrusted JSON and are validated here, once, for every binding.
+ */
+import { decodeRequest } from '../protocol/operations.js';
+import type { DecodeLimits } from '../protocol/decode.js';
+import {
+  ContentTypeNotSupportedError,
+  ExtendedAgentCardNotConfiguredError,
+  PushNotificationNotSupportedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+  invalidField,
+} from '../protocol/errors.js';
+import { checkRequiredExtensions } from '../protocol/serviceParams.js';
+import { isTerminalState } from '../protocol/taskStates.js';
+import type {
+  AgentCard,
+  CancelTaskRequest,
+  GetTaskRequest,
+  ListTasksRequest,
+  ListTasksResponse,
+  OperationName,
+  Part,
+  SendMessageRequest,
+  SendMessageResponse,
+  SubscribeToTaskRequest,
+  Task,
+  UnaryOperationName,
+  OperationResponses,
+  StreamingOperationName,
+} from '../protocol/types.js';
+import type { AgentExecutor } from './agentExecutor.js';
+import { LocalEventBus, type EventBus } from './eventBus.js';
+import { Execution, type Outcome } from './execution.js';
+import { mediaTypeAccepted } from './mediaTypes.js';
+import { decodePageToken, encodePageToken } from './pageToken.js';
+import { MemoryTaskStore } from './stores/memoryStore.js';
+import type { TaskRecord, TaskStore } from './stores/taskStore.js';
+import { statusTime } from './stores/taskStore.js';
+import { shapeTask } from './taskShape.js';
+import { readTaskStream, type StreamItem } from './taskStream.js';
+import { TaskWriter } from './taskWriter.js';
+
+/** What a binding knows about the call besides its parameters. */
+export interface CallContext {
+  /** Negotiated protocol version (VER rules). */
+  protocolVersion: string;
+  /** Extensions listed in A2A-Extensions. */
+  requestedExtensions: readonly string[];
+  /** Aborted when the caller goes away; tasks keep running (STREAM-06). */
+  signal?: AbortSignal;
+  /** SSE Last-Event-ID: resume a task stream after this sequence number (R7). */
+  lastEventId?: number;
+}
+
+export interface RequestHandlerOptions {
+  agentCard: AgentCard;
+  executor: AgentExecutor;
+  store?: TaskStore;
+  bus?: EventBus;
+  /** The card returned by GetExtendedAgentCard (XCARD rules). */
+  extendedAgentCard?: AgentCard | ((ctx: CallContext) => AgentCard | Promise<AgentCard>);
+  newId?: () => string;
+  limits?: DecodeLimits;
+  /** Most events buffered for one slow stream consumer (R10). */
+  maxStreamBuffer?: number;
+  /** Called with agent and internal failures (never with request secrets). */
+  onError?: (error: unknown) => void;
+}
+
+export class A2ARequestHandler {
+  readonly agentCard: AgentCard;
+  readonly store: TaskStore;
+  readonly bus: EventBus;
+  private readonly writer: TaskWriter;
+  private readonly executor: AgentExecutor;
+  private readonly newId: () => string;
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
+
+  constructor(private readonly options: RequestHandlerOptions) {
+    this.agentCard = options.agentCard;
+    this.executor = options.executor;
+    this.store = options.store ?? new MemoryTaskStore();
+    this.bus = options.bus ?? new LocalEventBus();
+    this.writer = new TaskWriter(this.store, this.bus);
+    this.newId = options.newId ?? (() => crypto.randomUUID());
+  }
+
+  /** Runs a non-streaming operation on raw (untrusted) parameters. */
+  async unary<K extends UnaryOperationName>(op: K, params: unknown, ctx: CallContext): Promise<OperationResponses[K]> {
+    this.gate(op, ctx);
+    const req = decodeRequest(op, params ?? {}, this.options.limits);
+    switch (op) {
+      case 'sendMessage':
+        return (await this.sendMessage(req as SendMessageRequest, ctx)) as OperationResponses[K];
+      case 'getTask':
+        return (await this.getTask(req as GetTaskRequest)) as OperationResponses[K];
+      case 'listTasks':
+        return (await this.listTasks(req as ListTasksRequest)) as OperationResponses[K];
+      case 'cancelTask':
+        return (await this.cancelTask(req as CancelTaskRequest)) as OperationResponses[K];
+      case 'getExtendedAgentCard':
+        return (await this.getExtendedAgentCard(ctx)) as OperationResponses[K];
+      default:
+        // gate() already refused the push configuration operations.
+        throw new PushNotificationNotSupportedError();
+    }
+  }
+
+  /**
+   * Starts a streaming operation. Errors found before the first event are thrown here, so
+   * bindings answer them as ordinary errors (STREAM-12).
+   */
+  async stream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
+    this.gate(op, ctx);
+    if (op === 'subscribeToTask') {
+      return this.subscribeToTask(decodeRequest('subscribeToTask', params ?? {}, this.options.limits), ctx);
+    }
+    return this.sendStreamingMessage(decodeRequest('sendStreamingMessage', params ?? {}, this.options.limits), ctx);
+  }
+
+  /** Capability gating before anything else (CAP-01..04, CAP-06). */
+  private gate(op: OperationName, ctx: CallContext): void {
+    const caps = this.agentCard.capabilities;
+    if ((op === 'sendStreamingMessage' || op === 'subscribeToTask') && caps.streaming !== true) {
+      throw new UnsupportedOperationError('Streaming is not supported by this agent', { metadata: { operation: op } });
+    }
+    if (op.endsWith('PushNotificationConfig') || op === 'listTaskPushNotificationConfigs') {
+      throw new PushNotificationNotSupportedError(undefined, { metadata: { operation: op } });
+    }
+    if (op === 'getExtendedAgentCard' && caps.extendedAgentCard !== true) {
+      throw new UnsupportedOperationError('This agent has no extended agent card', { metadata: { operation: op } });
+    }
+    checkRequiredExtensions(this.agentCard, ctx.requestedExtensions);
+  }
+
+  private async sendMessage(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
+    const execution = await this.startExecution(req, ctx);
+    const wait = req.configuration?.returnImmediately ? execution.started : execution.settled;
+    return this.toResponse(await wait, req.configuration?.historyLength);
+  }
+
+  private async sendStreamingMessage(req: SendMessageRequest, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
+    const existing = req.message.taskId !== undefined;
+    const execution = await this.startExecution(req, ctx);
+    const tenant = req.tenant ?? '';
+    const historyLength = req.configuration?.historyLength;
+    const shapeSnapshot = (record: TaskRecord) => ({ task: shapeTask(record.task, { historyLength }) });
+    if (existing) {
+      // STREAM-03: a follow-up stream starts with the current Task, then the new events.
+      return this.openStream(tenant, execution.taskId, 'snapshot', ctx, shapeSnapshot);
+    }
+    const first = await execution.started;
+    if (first.kind === 'message') return single({ event: { message: first.message } });
+    return this.openStream(tenant, execution.taskId, 0, ctx, shapeSnapshot);
+  }
+
+  private async subscribeToTask(req: SubscribeToTaskRequest, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
+    const tenant = req.tenant ?? '';
+    const record = await this.requireTask(tenant, req.id);
+    if (ctx.lastEventId !== undefined) return this.openStream(tenant, req.id, ctx.lastEventId, ctx);
+    if (isTerminalState(record.task.status.state)) {
+      throw new UnsupportedOperationError(`Task ${req.id} is in a terminal state and cannot be subscribed to`, { metadata: { taskId: req.id } });
+    }
+    return this.openStream(tenant, req.id, 'snapshot', ctx);
+  }
+
+  private openStream(
+    tenant: string,
+    taskId: string,
+    start: 'snapshot' | number,
+    ctx: CallContext,
+    shapeSnapshot?: (record: TaskRecord) => { task: Task },
+  ): AsyncIterable<StreamItem> {
+    return readTaskStream({
+      store: this.store,
+      bus: this.bus,
+      tenant,
+      taskId,
+      start,
+      ...(shapeSnapshot ? { shapeSnapshot } : {}),
+      ...(this.options.maxStreamBuffer ? { maxBuffered: this.options.maxStreamBuffer } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+  }
+
+  private async getTask(req: GetTaskRequest): Promise<Task> {
+    const record = await this.requireTask(req.tenant ?? '', req.id);
+    return shapeTask(record.task, { historyLength: req.historyLength });
+  }
+
+  private async listTasks(req: ListTasksRequest): Promise<ListTasksResponse> {
+    const pageSize = req.pageSize ?? 50;
+    const after = decodePageToken(req);
+    const result = await this.store.list({
+      tenant: req.tenant ?? '',
+      ...(req.contextId ? { contextId: req.contextId } : {}),
+      ...(req.status ? { status: req.status } : {}),
+      ...(req.statusTimestampAfter ? { statusTimestampAfter: req.statusTimestampAfter } : {}),
+      pageSize,
+      ...(after ? { after } : {}),
+    });
+    const shape = { historyLength: req.historyLength, includeArtifacts: req.includeArtifacts === true };
+    const last = result.records[result.records.length - 1];
+    return {
+      tasks: result.records.map((r) => shapeTask(r.task, shape)),
+      nextPageToken: result.hasMore && last ? encodePageToken(req, { timestamp: statusTime(last.task), id: last.task.id }) : '',
+      pageSize,
+      totalSize: result.totalSize,
+    };
+  }
+
+  private async cancelTask(req: CancelTaskRequest): Promise<Task> {
+    const tenant = req.tenant ?? '';
+    const record = await this.requireTask(tenant, req.id);
+    const notCancelable = () =>
+      new TaskNotCancelableError(`Task ${req.id} is in a terminal state and cannot be canceled`, { metadata: { taskId: req.id } });
+    if (isTerminalState(record.task.status.state)) throw notCancelable();
+    const key = `${tenant}\u0000${req.id}`;
+    this.running.get(key)?.controller.abort();
+    const updater = this.detachedUpdater(record, tenant);
+    if (this.executor.cancel) {
+      await this.executor.cancel({ task: record.task, tenant, signal: AbortSignal.timeout(30_000) }, updater);
+    }
+    if (!updater.isTerminal) await updater.cancel();
+    const after = (await this.requireTask(tenant, req.id)).task;
+    // R5: if the agent finished first, this cancel changed nothing: the task is not cancelable.
+    if (after.status.state !== 'TASK_STATE_CANCELED') throw notCancelable();
+    return after;
+  }
+
+  private async getExtendedAgentCard(ctx: CallContext): Promise<AgentCard> {
+    const source = this.options.extendedAgentCard;
+    if (!source) throw new ExtendedAgentCardNotConfiguredError();
+    return typeof source === 'function' ? source(ctx) : source;
+  }
+
+  private async requireTask(tenant: string, id: string): Promise<TaskRecord> {
+    const record = await this.store.get(tenant, id);
+    if (!record) throw new TaskNotFoundError(`Task ${id} not found`, { metadata: { taskId: id } });
+    return record;
+  }
+
+  /** Validates the message against its task (CTX rules, LIFE-03) and starts the agent. */
+  private async startExecution(req: SendMessageRequest, ctx: CallContext): Promise<Execution> {
+    const tenant = req.tenant ?? '';
+    const message = req.message;
+    if (req.configuration?.taskPushNotificationConfig && this.agentCard.capabilities.pushNotifications !== true) {
+      throw new PushNotificationNotSupportedError();
+    }
+    this.checkInputModes(req);
+    let existing: TaskRecord | undefined;
+    let contextId: string;
+    if (message.taskId) {
+      existing = await this.requireTask(tenant, message.taskId);
+      if (isTerminalState(existing.task.status.state)) {
+        throw new UnsupportedOperationError(`Task ${message.taskId} is in a terminal state; start a new task in the same context`, {
+          metadata: { taskId: message.taskId },
+        });
+      }
+      contextId = existing.task.contextId ?? '';
+      if (message.contextId && message.contextId !== contextId) {
+        throw invalidField('message.contextId', `does not match the context of task ${message.taskId}`);
+      }
+    } else {
+      contextId = message.contextId || this.newId();
+    }
+    const taskId = message.taskId ?? this.newId();
+    const key = `${tenant}\u0000${taskId}`;
+    const previous = this.running.get(key);
+    const controller = new AbortController();
+    const stored = { ...message, taskId, contextId };
+    const supported = new Set((this.agentCard.capabilities.extensions ?? []).map((e) => e.uri));
+    const execution = new Execution({
+      writer: this.writer,
+      executor: this.executor,
+      existing,
+      signal: controller.signal,
+      newId: this.newId,
+      ...(this.options.onError ? { onError: this.options.onError } : {}),
+      context: {
+        message: stored,
+        text: textOf(stored.parts),
+        taskId,
+        contextId,
+        task: existing?.task,
+        request: req,
+        tenant,
+        extensions: ctx.requestedExtensions.filter((uri) => supported.has(uri)),
+        protocolVersion: ctx.protocolVersion,
+      },
+    });
+    // One executor per task at a time: a follow-up waits for the previous run to finish.
+    const done = (previous ? previous.done.then(() => execution.run()) : execution.run()).finally(() => {
+      if (this.running.get(key)?.done === done) this.running.delete(key);
+    });
+    this.running.set(key, { controller, done });
+    return execution;
+  }
+
+  /** MSG-06: a part whose media type the agent does not accept is refused. */
+  private checkInputModes(req: SendMessageRequest): void {
+    const accepted = this.agentCard.defaultInputModes;
+    for (const part of req.message.parts) {
+      if (part.mediaType && !mediaTypeAccepted(part.mediaType, accepted)) {
+        throw new ContentTypeNotSupportedError(`Media type ${part.mediaType} is not accepted; accepted: ${accepted.join(', ')}`, {
+          metadata: { mediaType: part.mediaType },
+        });
+      }
+    }
+  }
+
+  private detachedUpdater(record: TaskRecord, tenant: string): Execution {
+    const task = record.task;
+    const message = task.history?.[task.history.length - 1] ?? { messageId: '', role: 'ROLE_USER' as const, parts: [] };
+    return new Execution({
+      writer: this.writer,
+      executor: this.executor,
+      existing: record,
+      signal: new AbortController().signal,
+      newId: this.newId,
+      context: {
+        message,
+        text: '',
+        taskId: task.id,
+        contextId: task.contextId ?? '',
+        task,
+        request: { message },
+        tenant,
+        extensions: [],
+        protocolVersion: '1.0',
+      },
+    });
+  }
+
+  private toResponse(outcome: Outcome, historyLength: number | undefined): SendMessageResponse {
+    if (outcome.kind === 'message') return { message: outcome.message };
+    return { task: shapeTask(outcome.record.task, { historyLength }) };
+  }
+
+  /** Waits for running executions (graceful shutdown), aborting them after `timeoutMs`. */
+  async drain(timeoutMs: number): Promise<void> {
+    const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
+    const timer = setTimeout(() => {
+      for (const r of this.running.values()) r.controller.abort();
+    }, timeoutMs);
+    await all;
+    clearTimeout(timer);
+  }
+}
+
+function textOf(parts: readonly Part[]): string {
+  let text = '';
+  for (const part of parts) if ('text' in part) text += (text ? '\n' : '') + part.text;
+  return text;
+}
+
+async function* single(item: StreamItem): AsyncGenerator<StreamItem> {
+  yield item;
+}

@@ -1,0 +1,101 @@
+/**
+ * In-memory TaskStore: for tests, embedding and benchmarks. Records are immutable values
+ * (snapshots are replaced, never mutated), so reads hand out shared objects without copying.
+ */
+import type { Task } from '../../protocol/types.js';
+import {
+  VersionConflictError,
+  statusTime,
+  type AppendInput,
+  type ListQuery,
+  type ListResult,
+  type StoredEvent,
+  type TaskRecord,
+  type TaskStore,
+} from './taskStore.js';
+
+interface Entry {
+  record: TaskRecord;
+  log: StoredEvent[];
+}
+
+export interface MemoryStoreOptions {
+  /** Most events kept per task; older ones are dropped from replay (snapshots stay whole). */
+  maxEventsPerTask?: number;
+}
+
+export class MemoryTaskStore implements TaskStore {
+  private readonly entries = new Map<string, Entry>();
+  private readonly maxEvents: number;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.maxEvents = options.maxEventsPerTask ?? 10_000;
+  }
+
+  async get(tenant: string, taskId: string): Promise<TaskRecord | undefined> {
+    return this.entries.get(key(tenant, taskId))?.record;
+  }
+
+  async create(tenant: string, task: Task): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
+    const k = key(tenant, task.id);
+    if (this.entries.has(k)) throw new VersionConflictError(task.id);
+    const events: StoredEvent[] = [{ seq: 1, event: { task } }];
+    const record: TaskRecord = { tenant, task, version: 1, seq: 1 };
+    this.entries.set(k, { record, log: events.slice() });
+    return { record, events };
+  }
+
+  async append(input: AppendInput): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
+    const entry = this.entries.get(key(input.tenant, input.taskId));
+    if (!entry || entry.record.version !== input.expectedVersion) throw new VersionConflictError(input.taskId);
+    let seq = entry.record.seq;
+    const events = input.events.map((event) => ({ seq: ++seq, event }));
+    entry.record = { tenant: input.tenant, task: input.task, version: entry.record.version + 1, seq };
+    for (const e of events) entry.log.push(e);
+    if (entry.log.length > this.maxEvents) entry.log.splice(0, entry.log.length - this.maxEvents);
+    return { record: entry.record, events };
+  }
+
+  async events(tenant: string, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
+    const log = this.entries.get(key(tenant, taskId))?.log ?? [];
+    // The log is gapless and ordered: find the start by offset from the first kept seq.
+    const first = log[0]?.seq ?? 1;
+    return log.slice(Math.max(0, afterSeq - first + 1));
+  }
+
+  async list(query: ListQuery): Promise<ListResult> {
+    const matches: TaskRecord[] = [];
+    for (const { record } of this.entries.values()) {
+      if (record.tenant !== query.tenant) continue;
+      const t = record.task;
+      if (query.contextId !== undefined && t.contextId !== query.contextId) continue;
+      if (query.status !== undefined && t.status.state !== query.status) continue;
+      if (query.statusTimestampAfter !== undefined && Date.parse(statusTime(t)) < Date.parse(query.statusTimestampAfter)) continue;
+      matches.push(record);
+    }
+    matches.sort(compareRecords);
+    let start = 0;
+    if (query.after) {
+      const after = query.after;
+      start = matches.findIndex((r) => compareKeys(statusTime(r.task), r.task.id, after.timestamp, after.id) > 0);
+      if (start < 0) start = matches.length;
+    }
+    const page = matches.slice(start, start + query.pageSize);
+    return { records: page, totalSize: matches.length, hasMore: start + query.pageSize < matches.length };
+  }
+}
+
+function key(tenant: string, id: string): string {
+  return `${tenant}\u0000${id}`;
+}
+
+/** Newest status first, ties broken by id descending (LIST-04, C7). */
+function compareKeys(ta: string, ia: string, tb: string, ib: string): number {
+  if (ta !== tb) return ta < tb ? 1 : -1;
+  if (ia === ib) return 0;
+  return ia < ib ? 1 : -1;
+}
+
+function compareRecords(a: TaskRecord, b: TaskRecord): number {
+  return compareKeys(statusTime(a.task), a.task.id, statusTime(b.task), b.task.id);
+}

@@ -1,0 +1,73 @@
+/**
+ * The store contract (architecture decision 5). A task is a snapshot plus an append-only event
+ * log with a gapless per-task sequence number. Every write is a compare-and-set on `version`,
+ * so two writers can never silently overwrite each other; the memory, SQLite and PostgreSQL
+ * stores all implement this one interface and pass one contract suite.
+ */
+import type { StreamResponse, Task, TaskState } from '../../protocol/types.js';
+
+export interface TaskRecord {
+  tenant: string;
+  task: Task;
+  /** Incremented by every successful write. */
+  version: number;
+  /** Sequence number of the last event in the log (0 before the first). */
+  seq: number;
+}
+
+export interface StoredEvent {
+  seq: number;
+  event: StreamResponse;
+}
+
+export interface AppendInput {
+  tenant: string;
+  taskId: string;
+  /** The version read before computing `task`; the write fails if it changed. */
+  expectedVersion: number;
+  /** The new snapshot. */
+  task: Task;
+  /** Events to add to the log (may be empty: a snapshot-only change such as a history append). */
+  events: StreamResponse[];
+}
+
+export interface ListQuery {
+  tenant: string;
+  contextId?: string;
+  status?: TaskState;
+  /** Inclusive lower bound on status.timestamp (LIST-07). */
+  statusTimestampAfter?: string;
+  pageSize: number;
+  /** Keyset cursor: strictly after this (timestamp, id) in (timestamp desc, id desc) order. */
+  after?: { timestamp: string; id: string };
+}
+
+export interface ListResult {
+  records: TaskRecord[];
+  totalSize: number;
+  hasMore: boolean;
+}
+
+/** Raised when a compare-and-set write lost the race; the caller re-reads and retries. */
+export class VersionConflictError extends Error {
+  constructor(readonly taskId: string) {
+    super(`version conflict on task ${taskId}`);
+  }
+}
+
+export interface TaskStore {
+  get(tenant: string, taskId: string): Promise<TaskRecord | undefined>;
+  /** Creates the task; its first event (seq 1) is the `{task}` snapshot. */
+  create(tenant: string, task: Task): Promise<{ record: TaskRecord; events: StoredEvent[] }>;
+  /** Compare-and-set append; throws VersionConflictError when `expectedVersion` is stale. */
+  append(input: AppendInput): Promise<{ record: TaskRecord; events: StoredEvent[] }>;
+  /** Events with seq > afterSeq, in order. */
+  events(tenant: string, taskId: string, afterSeq: number): Promise<StoredEvent[]>;
+  list(query: ListQuery): Promise<ListResult>;
+  close?(): Promise<void>;
+}
+
+/** The status timestamp used for ordering; tasks always get one on every transition (C7). */
+export function statusTime(task: Task): string {
+  return task.status.timestamp ?? '';
+}

@@ -1,0 +1,72 @@
+/**
+ * Serialized, compare-and-set writes to a task. In one process a per-task lock avoids needless
+ * conflicts; across processes the store's version check catches the rest and the update is
+ * recomputed from a fresh read. Every stored event is then published on the bus.
+ */
+import type { StreamResponse, Task } from '../protocol/types.js';
+import type { EventBus } from './eventBus.js';
+import { VersionConflictError, type StoredEvent, type TaskRecord, type TaskStore } from './stores/taskStore.js';
+import { TaskNotFoundError } from '../protocol/errors.js';
+
+export interface TaskChange {
+  task: Task;
+  events: StreamResponse[];
+}
+
+const MAX_ATTEMPTS = 20;
+
+export class TaskWriter {
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(
+    readonly store: TaskStore,
+    readonly bus: EventBus,
+  ) {}
+
+  async create(tenant: string, task: Task): Promise<TaskRecord> {
+    const { record, events } = await this.store.create(tenant, task);
+    this.bus.publish(tenant, task.id, events);
+    return record;
+  }
+
+  /**
+   * Computes a change from the current record and writes it. `change` returning undefined means
+   * "nothing to write" (for example the task is already terminal); the current record is returned.
+   */
+  update(
+    tenant: string,
+    taskId: string,
+    change: (record: TaskRecord) => TaskChange | undefined,
+  ): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
+    return this.withLock(`${tenant}\u0000${taskId}`, async () => {
+      for (let attempt = 0; ; attempt++) {
+        const record = await this.store.get(tenant, taskId);
+        if (!record) throw new TaskNotFoundError(`Task ${taskId} not found`, { metadata: { taskId } });
+        const next = change(record);
+        if (!next) return { record, events: [] };
+        try {
+          const result = await this.store.append({ tenant, taskId, expectedVersion: record.version, task: next.task, events: next.events });
+          this.bus.publish(tenant, taskId, result.events);
+          return result;
+        } catch (error) {
+          if (!(error instanceof VersionConflictError) || attempt >= MAX_ATTEMPTS) throw error;
+        }
+      }
+    });
+  }
+
+  private async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(key);
+    const run = previous ? previous.then(fn, fn) : fn();
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.locks.set(key, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(key) === settled) this.locks.delete(key);
+    }
+  }
+}
