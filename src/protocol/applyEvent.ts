@@ -26,6 +26,17 @@ export function appendHistory(task: Task, message: Message): Task {
   return { ...task, history: [...(task.history ?? []), message] };
 }
 
+/**
+ * A follow-up user message: the agent's current status message (the question of
+ * INPUT_REQUIRED, say) moves into history first, so history stays in conversation order.
+ */
+export function appendUserMessage(task: Task, message: Message): Task {
+  const question = task.status.message;
+  if (!question) return appendHistory(task, message);
+  const { message: _moved, ...status } = task.status;
+  return { ...task, status, history: [...(task.history ?? []), question, message] };
+}
+
 /** STREAM-10: append adds parts to the artifact with the same id; otherwise add or replace. */
 export function applyArtifact(task: Task, update: TaskArtifactUpdateEvent): Task {
   const artifacts = task.artifacts ?? [];
@@ -45,7 +56,6 @@ export function applyArtifact(task: Task, update: TaskArtifactUpdateEvent): Task
 }
 
 function withoutParts(artifact: Artifact): Omit<Artifact, 'parts'> {
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  const { parts, ...rest } = artifact;
+  const { parts: _parts, ...rest } = artifact;
   return rest;
 }

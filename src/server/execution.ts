@@ -4,7 +4,8 @@
  * moments the request handler waits for: `started` (a reply or the task exists) and `settled`
  * (a reply, a terminal or interrupted state, or the agent returned).
  */
-import { applyArtifact, applyStatus, appendHistory } from '../protocol/applyEvent.js';
+import { applyArtifact, applyStatus, appendUserMessage } from '../protocol/applyEvent.js';
+import { UnsupportedOperationError } from '../protocol/errors.js';
 import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
 import type { JsonObject, Message, StreamResponse, Task, TaskState } from '../protocol/types.js';
 import type { AgentExecutor, RequestContext } from './agentExecutor.js';
@@ -44,8 +45,17 @@ export class Execution implements TaskUpdater {
     this.taskId = input.context.taskId;
     this.contextId = input.context.contextId;
     this.record = input.existing;
-    this.started = new Promise((r) => (this.resolveStarted = r));
-    this.settled = new Promise((r) => (this.resolveSettled = r));
+    this.started = new Promise((resolve, reject) => {
+      this.resolveStarted = resolve;
+      this.rejectStarted = reject;
+    });
+    this.settled = new Promise((resolve, reject) => {
+      this.resolveSettled = resolve;
+      this.rejectSettled = reject;
+    });
+    // Callers await one or the other; neither may become an unhandled rejection.
+    this.started.catch(() => undefined);
+    this.settled.catch(() => undefined);
   }
 
   get isTerminal(): boolean {
@@ -58,8 +68,16 @@ export class Execution implements TaskUpdater {
     try {
       if (this.record) {
         // A follow-up message joins the history of its task (snapshot-only change, no event).
+        // It may have waited for a previous run that ended the task: then it is refused (LIFE-03).
         const message = context.message;
-        this.record = (await this.input.writer.update(context.tenant, this.taskId, (r) => ({ task: appendHistory(r.task, message), events: [] }))).record;
+        const { record } = await this.input.writer.update(context.tenant, this.taskId, (r) =>
+          isTerminalState(r.task.status.state) ? undefined : { task: appendUserMessage(r.task, message), events: [] },
+        );
+        this.record = record;
+        if (isTerminalState(record.task.status.state)) {
+          this.refuse(new UnsupportedOperationError(`Task ${this.taskId} reached a terminal state before this message could be processed`, { metadata: { taskId: this.taskId } }));
+          return;
+        }
         this.resolveStarted({ kind: 'task', record: this.record });
       }
       await this.input.executor.execute({ ...context, signal }, this);
@@ -75,6 +93,14 @@ export class Execution implements TaskUpdater {
       await this.safely(() => this.fail('The agent returned without a response'));
     }
     this.finish();
+  }
+
+  private rejectStarted!: (error: unknown) => void;
+  private rejectSettled!: (error: unknown) => void;
+
+  private refuse(error: unknown): void {
+    this.rejectStarted(error);
+    this.rejectSettled(error);
   }
 
   private async safely(fn: () => Promise<void>): Promise<void> {

@@ -151,36 +151,32 @@ export class A2ARequestHandler {
     const shapeSnapshot = (record: TaskRecord) => ({ task: shapeTask(record.task, { historyLength }) });
     if (existing) {
       // STREAM-03: a follow-up stream starts with the current Task, then the new events.
-      return this.openStream(tenant, execution.taskId, 'snapshot', ctx, shapeSnapshot);
+      return this.openStream({ tenant, taskId: execution.taskId, start: 'snapshot' }, ctx, shapeSnapshot);
     }
     const first = await execution.started;
     if (first.kind === 'message') return single({ event: { message: first.message } });
-    return this.openStream(tenant, execution.taskId, 0, ctx, shapeSnapshot);
+    return this.openStream({ tenant, taskId: execution.taskId, start: 0 }, ctx, shapeSnapshot);
   }
 
   private async subscribeToTask(req: SubscribeToTaskRequest, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     const tenant = req.tenant ?? '';
     const record = await this.requireTask(tenant, req.id);
-    if (ctx.lastEventId !== undefined) return this.openStream(tenant, req.id, ctx.lastEventId, ctx);
+    if (ctx.lastEventId !== undefined) return this.openStream({ tenant, taskId: req.id, start: ctx.lastEventId }, ctx);
     if (isTerminalState(record.task.status.state)) {
       throw new UnsupportedOperationError(`Task ${req.id} is in a terminal state and cannot be subscribed to`, { metadata: { taskId: req.id } });
     }
-    return this.openStream(tenant, req.id, 'snapshot', ctx);
+    return this.openStream({ tenant, taskId: req.id, start: 'snapshot' }, ctx);
   }
 
   private openStream(
-    tenant: string,
-    taskId: string,
-    start: 'snapshot' | number,
+    target: { tenant: string; taskId: string; start: 'snapshot' | number },
     ctx: CallContext,
     shapeSnapshot?: (record: TaskRecord) => { task: Task },
   ): AsyncIterable<StreamItem> {
     return readTaskStream({
       store: this.store,
       bus: this.bus,
-      tenant,
-      taskId,
-      start,
+      ...target,
       ...(shapeSnapshot ? { shapeSnapshot } : {}),
       ...(this.options.maxStreamBuffer ? { maxBuffered: this.options.maxStreamBuffer } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),

@@ -44,8 +44,13 @@ export async function* readTaskStream(options: TaskStreamOptions): AsyncGenerato
   let overflow = false;
   const onAbort = (): void => wake?.();
   const unsubscribe = bus.subscribe(tenant, taskId, (events) => {
+    if (overflow) return;
     for (const e of events) pending.push(e);
-    if (pending.length > maxBuffered) overflow = true;
+    if (pending.length > maxBuffered) {
+      // Stop buffering for a consumer this far behind; it gets an error and can resubscribe.
+      overflow = true;
+      pending = [];
+    }
     wake?.();
   });
   options.signal?.addEventListener('abort', onAbort);

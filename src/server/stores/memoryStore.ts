@@ -77,7 +77,7 @@ export class MemoryTaskStore implements TaskStore {
     let start = 0;
     if (query.after) {
       const after = query.after;
-      start = matches.findIndex((r) => compareKeys(statusTime(r.task), r.task.id, after.timestamp, after.id) > 0);
+      start = matches.findIndex((r) => compareKeys(keyOf(r), after) > 0);
       if (start < 0) start = matches.length;
     }
     const page = matches.slice(start, start + query.pageSize);
@@ -90,12 +90,16 @@ function key(tenant: string, id: string): string {
 }
 
 /** Newest status first, ties broken by id descending (LIST-04, C7). */
-function compareKeys(ta: string, ia: string, tb: string, ib: string): number {
-  if (ta !== tb) return ta < tb ? 1 : -1;
-  if (ia === ib) return 0;
-  return ia < ib ? 1 : -1;
+function compareKeys(a: { timestamp: string; id: string }, b: { timestamp: string; id: string }): number {
+  if (a.timestamp !== b.timestamp) return a.timestamp < b.timestamp ? 1 : -1;
+  if (a.id === b.id) return 0;
+  return a.id < b.id ? 1 : -1;
+}
+
+function keyOf(record: TaskRecord): { timestamp: string; id: string } {
+  return { timestamp: statusTime(record.task), id: record.task.id };
 }
 
 function compareRecords(a: TaskRecord, b: TaskRecord): number {
-  return compareKeys(statusTime(a.task), a.task.id, statusTime(b.task), b.task.id);
+  return compareKeys(keyOf(a), keyOf(b));
 }

@@ -1,0 +1,119 @@
+/** Load generators: autocannon for request/response rows, a small fetch loop for SSE streams. */
+import autocannon from 'autocannon';
+
+export interface Measurement {
+  /** Requests per second (for the SSE row: events per second). */
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Completed requests (SSE: completed streams). */
+  count: number;
+  /** Connection errors + timeouts + non-2xx + bodies that failed verification. */
+  errors: number;
+  /** Free-form extra figures (SSE: streams/s). */
+  extra?: Record<string, number>;
+}
+
+export interface HttpLoad {
+  url: string;
+  headers: Record<string, string>;
+  /** May contain `[<id>]`, replaced by a unique id per request. */
+  body: string;
+  connections: number;
+  duration: number;
+  /** A cheap check on every response body (runs in the load generator, so keep it a substring test). */
+  verify: (body: string) => boolean;
+}
+
+export async function runHttp(load: HttpLoad): Promise<Measurement> {
+  const result = await autocannon({
+    url: load.url,
+    method: 'POST',
+    headers: load.headers,
+    body: load.body,
+    idReplacement: load.body.includes('[<id>]'),
+    connections: load.connections,
+    duration: load.duration,
+    verifyBody: load.verify,
+  });
+  return {
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    count: result.requests.total,
+    errors: result.errors + result.timeouts + result.non2xx + result.mismatches,
+  };
+}
+
+export interface SseLoad {
+  url: string;
+  headers: Record<string, string>;
+  /** A fresh request body per stream. */
+  body: () => string;
+  concurrency: number;
+  duration: number;
+  /** Events every stream must deliver; a shorter or erroring stream counts as an error. */
+  expectedEvents: number;
+  /** Substring the last event must contain. */
+  lastEventMarker: string;
+}
+
+/** One SSE request read to the end; returns the `data:` payloads of its events. */
+export async function readSse(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; events: string[] }> {
+  const res = await fetch(url, { method: 'POST', headers, body });
+  const events: string[] = [];
+  if (!res.body) return { status: res.status, events };
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trimStart())
+        .join('\n');
+      if (data) events.push(data);
+    }
+  }
+  return { status: res.status, events };
+}
+
+/** Keeps `concurrency` streams open back to back for `duration` seconds; counts events/s. */
+export async function runSse(load: SseLoad): Promise<Measurement> {
+  const deadline = performance.now() + load.duration * 1000;
+  const latencies: number[] = [];
+  let events = 0;
+  let errors = 0;
+  const worker = async (): Promise<void> => {
+    while (performance.now() < deadline) {
+      const start = performance.now();
+      try {
+        const r = await readSse(load.url, load.headers, load.body());
+        events += r.events.length;
+        const last = r.events[r.events.length - 1] ?? '';
+        const bad = r.status !== 200 || r.events.length !== load.expectedEvents || !last.includes(load.lastEventMarker) || r.events.some((e) => e.includes('"error"'));
+        if (bad) errors++;
+      } catch {
+        errors++;
+      }
+      latencies.push(performance.now() - start);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: load.concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
+  return {
+    rps: events / seconds,
+    p50: pct(50),
+    p99: pct(99),
+    count: latencies.length,
+    errors,
+    extra: { streamsPerSec: latencies.length / seconds },
+  };
+}

@@ -1,0 +1,42 @@
+/** The tiny protocol between bench/run.ts and a server child: the child reports where it listens. */
+export interface Ready {
+  type: 'ready';
+  name: string;
+  /** Base URL, e.g. http://127.0.0.1:1234 */
+  url: string;
+  /** Absolute URL of the JSON-RPC endpoint. */
+  jsonrpc: string;
+  /** Absolute URL of the REST base (no trailing slash). */
+  rest: string;
+}
+
+export function reportReady(msg: Omit<Ready, 'type'>): void {
+  if (!process.send) throw new Error('bench server must be spawned with an IPC channel');
+  process.send({ type: 'ready', ...msg } satisfies Ready);
+}
+
+/** Exit when the parent goes away (IPC closed) so no server outlives the run. */
+export function exitWithParent(close: () => Promise<void> | void): void {
+  const stop = async (): Promise<void> => {
+    try {
+      await close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('disconnect', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+/** A constant answer the ceiling server gives on one path: a body, or a list of SSE events. */
+export interface Canned {
+  contentType: string;
+  body?: string;
+  sse?: string[];
+}
+
+/** Sent by the parent to the ceiling child: path -> canned answer. Acked with `{ type: 'configured' }`. */
+export interface CeilingConfig {
+  type: 'canned';
+  routes: Record<string, Canned>;
+}

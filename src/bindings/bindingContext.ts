@@ -1,0 +1,69 @@
+/**
+ * What the HTTP bindings share: the request handler, limits, how service parameters become a
+ * CallContext (identical negotiation on every binding, R20), and error reporting.
+ */
+import { A2AError, toA2AError } from '../protocol/errors.js';
+import {
+  EXTENSIONS_HEADER,
+  VERSION_HEADER,
+  activatedExtensions,
+  negotiateVersion,
+  parseExtensions,
+} from '../protocol/serviceParams.js';
+import type { AgentCard } from '../protocol/types.js';
+import type { HttpRequest } from '../server/http/httpTypes.js';
+import type { A2ARequestHandler, CallContext } from '../server/requestHandler.js';
+
+export interface BindingLimits {
+  maxBodyBytes: number;
+  maxJsonDepth: number;
+  heartbeatMs: number;
+}
+
+export class BindingContext {
+  readonly handler: A2ARequestHandler;
+  readonly limits: BindingLimits;
+  private readonly supportedVersions: readonly string[];
+  private readonly onError: ((error: unknown) => void) | undefined;
+
+  constructor(options: {
+    handler: A2ARequestHandler;
+    limits: BindingLimits;
+    supportedVersions: readonly string[];
+    onError?: ((error: unknown) => void) | undefined;
+  }) {
+    this.handler = options.handler;
+    this.limits = options.limits;
+    this.supportedVersions = options.supportedVersions;
+    this.onError = options.onError;
+  }
+
+  get card(): AgentCard {
+    return this.handler.agentCard;
+  }
+
+  callContext(req: HttpRequest): CallContext {
+    const protocolVersion = negotiateVersion(req.header('a2a-version'), req.query.get(VERSION_HEADER), this.supportedVersions);
+    const ctx: CallContext = {
+      protocolVersion,
+      requestedExtensions: parseExtensions(req.header('a2a-extensions')),
+      signal: req.signal,
+    };
+    const lastEventId = req.header('last-event-id');
+    if (lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId.trim())) ctx.lastEventId = Number(lastEventId.trim());
+    return ctx;
+  }
+
+  responseHeaders(ctx: CallContext): Record<string, string> {
+    const headers: Record<string, string> = { [VERSION_HEADER.toLowerCase()]: ctx.protocolVersion };
+    const active = activatedExtensions(this.card, ctx.requestedExtensions);
+    if (active.length > 0) headers[EXTENSIONS_HEADER.toLowerCase()] = active.join(', ');
+    return headers;
+  }
+
+  /** Converts anything thrown to an A2AError, reporting unexpected failures once. */
+  report(error: unknown): A2AError {
+    if (!A2AError.is(error) || error.reason === 'INTERNAL') this.onError?.(error);
+    return toA2AError(error);
+  }
+}

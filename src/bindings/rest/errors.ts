@@ -1,0 +1,31 @@
+/** HTTP+JSON errors (§11.6): `{"error":{code,status,message,details}}`, code = HTTP status. */
+import { toA2AError, type A2AError } from '../../protocol/errors.js';
+import { ERROR_TABLE, errorDetails, errorFromDetails, type GrpcStatusName } from '../../protocol/errorTable.js';
+
+export interface RestErrorBody {
+  error: { code: number; status: string; message: string; details?: unknown[] };
+}
+
+export function toRestError(error: unknown): { status: number; body: RestErrorBody } {
+  const e = toA2AError(error);
+  const row = ERROR_TABLE[e.reason];
+  return {
+    status: row.httpStatus,
+    body: { error: { code: row.httpStatus, status: row.grpcStatus, message: e.message, details: errorDetails(e) } },
+  };
+}
+
+const REASON_BY_STATUS: Partial<Record<GrpcStatusName, A2AError['reason']>> = {
+  INVALID_ARGUMENT: 'INVALID_PARAMS',
+  NOT_FOUND: 'TASK_NOT_FOUND',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  PERMISSION_DENIED: 'PERMISSION_DENIED',
+  RESOURCE_EXHAUSTED: 'RESOURCE_EXHAUSTED',
+  UNIMPLEMENTED: 'UNSUPPORTED_OPERATION',
+};
+
+/** Client side: a REST error body back to a typed A2AError (ErrorInfo.reason decides). */
+export function fromRestError(body: RestErrorBody): A2AError {
+  const fallback = REASON_BY_STATUS[body.error.status as GrpcStatusName] ?? 'INTERNAL';
+  return errorFromDetails(fallback, body.error.message, body.error.details);
+}

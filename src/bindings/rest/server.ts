@@ -1,0 +1,106 @@
+/**
+ * HTTP+JSON binding (§11): routes to operations, request fields from path, query and body
+ * (REST-03..05), bare StreamResponse per SSE event (REST-08), google.rpc.Status errors
+ * (REST-07). Responses use application/a2a+json; requests may use it or application/json.
+ */
+import { A2AError, InvalidRequestError, invalidField, toA2AError } from '../../protocol/errors.js';
+import { OPERATIONS } from '../../protocol/operations.js';
+import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
+import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
+import { parseJson } from '../../server/http/jsonBody.js';
+import { SSE_HEADERS, sseBody } from '../../server/http/sse.js';
+import type { BindingContext } from '../bindingContext.js';
+import { toRestError } from './errors.js';
+import { matchRoute, type RestRoute } from './routes.js';
+
+export const REST_CONTENT_TYPE = 'application/a2a+json';
+const JSON_HEADERS = { 'content-type': REST_CONTENT_TYPE };
+
+function errorResponse(error: unknown, extra?: Record<string, string>): HttpResponse {
+  const { status, body } = toRestError(error);
+  return { status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS, body: JSON.stringify(body) };
+}
+
+/** `path` is relative to the REST base URL. */
+export async function handleRest(req: HttpRequest, path: string, binding: BindingContext): Promise<HttpResponse> {
+  let segments: string[];
+  try {
+    segments = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
+  } catch {
+    return errorResponse(new InvalidRequestError('Malformed percent-encoding in the path'));
+  }
+  const match = matchRoute(req.method, segments);
+  if (match.kind === 'notFound') return errorResponse(new A2AError('METHOD_NOT_FOUND', `No A2A operation at ${req.method} ${path}`));
+  if (match.kind === 'methodNotAllowed') {
+    return { ...errorResponse(new InvalidRequestError(`Use ${match.allow.join(' or ')} for this path`)), status: 405, headers: { ...JSON_HEADERS, allow: match.allow.join(', ') } };
+  }
+  try {
+    const ctx = binding.callContext(req);
+    const params = await requestParams(req, match, binding);
+    const op = OPERATIONS.get(match.route.op);
+    if (op?.streaming) {
+      const items = await binding.handler.stream(match.route.op as StreamingOperationName, params, ctx);
+      return {
+        status: 200,
+        headers: { ...SSE_HEADERS, ...binding.responseHeaders(ctx) },
+        body: sseBody(items, {
+          data: (item) => JSON.stringify(item.event),
+          error: (error) => JSON.stringify(toRestError(binding.report(error)).body),
+          heartbeatMs: binding.limits.heartbeatMs,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        }),
+      };
+    }
+    const result = await binding.handler.unary(match.route.op as UnaryOperationName, params, ctx);
+    return { status: 200, headers: { ...JSON_HEADERS, ...binding.responseHeaders(ctx) }, body: JSON.stringify(result) };
+  } catch (error) {
+    return errorResponse(binding.report(error));
+  }
+}
+
+/** Builds the request message: body (POST), query (GET/DELETE), then path fields (B12). */
+async function requestParams(
+  req: HttpRequest,
+  { route, fields }: { route: RestRoute; fields: Record<string, string> },
+  binding: BindingContext,
+): Promise<Record<string, unknown>> {
+  let params: Record<string, unknown>;
+  if (route.method === 'POST') {
+    const text = await req.text(binding.limits.maxBodyBytes);
+    if (text.trim() === '') {
+      if (!route.emptyBodyOk) throw new InvalidRequestError('The request body must be a JSON object');
+      params = {};
+    } else {
+      const body = parseJson(text, binding.limits.maxJsonDepth);
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidRequestError('The request body must be a JSON object');
+      params = body as Record<string, unknown>;
+    }
+  } else {
+    params = queryParams(req.query);
+  }
+  for (const [name, value] of Object.entries(fields)) {
+    const given = params[name];
+    if (given !== undefined && given !== '' && given !== value) {
+      throw invalidField(name, `in the body (${JSON.stringify(String(given).slice(0, 64))}) differs from the path`);
+    }
+    params[name] = value;
+  }
+  return params;
+}
+
+const BOOLEAN_QUERY = new Set(['includeArtifacts']);
+
+/** REST-04: query values to JSON (booleans by name; numbers are accepted as strings by the decoder). */
+function queryParams(query: URLSearchParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of query) {
+    if (key === 'A2A-Version' || key === '__proto__') continue;
+    if (BOOLEAN_QUERY.has(key)) {
+      if (value !== 'true' && value !== 'false') throw toA2AError(invalidField(key, 'must be true or false'));
+      out[key] = value === 'true';
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}

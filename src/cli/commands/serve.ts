@@ -1,0 +1,105 @@
+/** `a2a serve`: run an agent over JSON-RPC and HTTP+JSON, with the card at the well-known path. */
+import { parseArgs } from 'node:util';
+import { createA2AHandler, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH } from '../../server/createA2AHandler.js';
+import { withInterfaces } from '../../server/agentDefinition.js';
+import { AGENT_CARD_PATH } from '../../server/agentCardRoute.js';
+import { serve } from '../../node/serve.js';
+import { loadAgent } from '../agents/load.js';
+
+export const serveHelp = `Usage: a2a serve [options]
+
+Run an A2A agent: the Agent Card at /.well-known/agent-card.json, JSON-RPC 2.0 at
+${DEFAULT_JSONRPC_PATH} and HTTP+JSON at ${DEFAULT_REST_PATH} (both with SSE streaming).
+
+Options:
+  --agent NAME|PATH   demo (default), conformance, or a module exporting { card, executor }
+  --host HOST         interface to bind (default 127.0.0.1)
+  --port N            port (default 8080; 0 picks a free one)
+  --public-url URL    base URL written into the card (default http://localhost:PORT on loopback)
+  --max-body BYTES    request body limit (default 1048576)
+  --json              print the listening URLs as one JSON line
+  -h, --help          show this help
+
+Examples:
+  a2a serve
+  a2a serve --agent conformance --port 9999
+  a2a serve --agent ./my-agent.ts --host 0.0.0.0 --public-url https://agent.example.com
+`;
+
+export async function serveCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      agent: { type: 'string', default: 'demo' },
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '8080' },
+      'public-url': { type: 'string' },
+      'max-body': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(serveHelp);
+    return 0;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`);
+  const maxBody = values['max-body'] === undefined ? undefined : Number(values['max-body']);
+  if (maxBody !== undefined && (!Number.isInteger(maxBody) || maxBody < 1)) throw new UsageError('--max-body must be a positive integer');
+  const agent = await loadAgent(values.agent);
+
+  // The card needs the final port, so bind first with a placeholder handler, then install it.
+  const ref: { handler?: ReturnType<typeof createA2AHandler> } = {};
+  const server = await serve(
+    {
+      handle: (req) => (ref.handler as NonNullable<typeof ref.handler>).handle(req),
+      get requestHandler() {
+        return ref.handler?.requestHandler;
+      },
+    },
+    { port, host: values.host, onError: (e) => console.error('a2a serve: internal error:', e) },
+  );
+  const loopback = ['127.0.0.1', '::1', 'localhost'].includes(values.host);
+  const baseUrl = values['public-url'] ?? `http://${loopback ? 'localhost' : bracket(values.host)}:${server.port}`;
+  const urls = { httpBaseUrl: baseUrl, jsonRpcPath: DEFAULT_JSONRPC_PATH, restPath: DEFAULT_REST_PATH };
+  const card = withInterfaces(agent.card, urls);
+  ref.handler = createA2AHandler({
+    agentCard: card,
+    executor: agent.executor,
+    ...(agent.extendedCard ? { extendedAgentCard: withInterfaces(agent.extendedCard, urls) } : {}),
+    ...(maxBody ? { maxBodyBytes: maxBody } : {}),
+    onError: (e) => console.error('a2a serve: agent error:', e instanceof Error ? e.message : e),
+  });
+  const out = {
+    card: baseUrl.replace(/\/$/, '') + AGENT_CARD_PATH,
+    jsonrpc: card.supportedInterfaces[0]?.url,
+    rest: card.supportedInterfaces[1]?.url,
+    agent: card.name,
+  };
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+  } else {
+    process.stdout.write(
+      `${card.name} is listening\n  Agent Card  ${out.card}\n  JSON-RPC    ${out.jsonrpc}\n  HTTP+JSON   ${out.rest}\nPress Ctrl+C to stop.\n`,
+    );
+  }
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await server.close();
+  return 0;
+}
+
+function bracket(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export class UsageError extends Error {}

@@ -1,0 +1,2 @@
+export { serve } from './serve.js';
+export type { ServeOptions, RunningServer } from './serve.js';

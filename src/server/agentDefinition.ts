@@ -1,0 +1,36 @@
+/** An agent as a module can export it: the card (without interfaces, which the host fills) and the executor. */
+import type { AgentCard } from '../protocol/types.js';
+import type { AgentExecutor } from './agentExecutor.js';
+
+export type AgentCardBase = Omit<AgentCard, 'supportedInterfaces'> & { supportedInterfaces?: AgentCard['supportedInterfaces'] };
+
+export interface AgentDefinition {
+  card: AgentCardBase;
+  executor: AgentExecutor;
+  /** Served by GetExtendedAgentCard when the card declares capabilities.extendedAgentCard. */
+  extendedCard?: AgentCardBase;
+}
+
+/** Identity helper that gives agent modules type checking: `export default defineAgent({...})`. */
+export function defineAgent(definition: AgentDefinition): AgentDefinition {
+  return definition;
+}
+
+export interface InterfaceUrls {
+  /** Absolute base URL of the HTTP listener, e.g. http://localhost:8080. */
+  httpBaseUrl: string;
+  jsonRpcPath: string | null;
+  restPath: string | null;
+  /** host:port of the gRPC listener, when there is one. */
+  grpcAddress?: string;
+}
+
+/** OPS-02 / CARD-04: every binding served, absolute URLs, preference order JSON-RPC, REST, gRPC. */
+export function withInterfaces(card: AgentCardBase, urls: InterfaceUrls): AgentCard {
+  const base = urls.httpBaseUrl.replace(/\/$/, '');
+  const interfaces: AgentCard['supportedInterfaces'] = [];
+  if (urls.jsonRpcPath !== null) interfaces.push({ url: base + urls.jsonRpcPath, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
+  if (urls.restPath !== null) interfaces.push({ url: base + urls.restPath, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+  if (urls.grpcAddress) interfaces.push({ url: urls.grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0' });
+  return { ...card, supportedInterfaces: interfaces };
+}

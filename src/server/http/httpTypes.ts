@@ -1,0 +1,28 @@
+/**
+ * The small HTTP model the bindings are written against. `createA2AHandler().fetch` adapts
+ * WHATWG Request/Response to it; the Node adapter adapts node:http directly (no Request object
+ * per call, which is the single largest cost on a hot path).
+ */
+export interface HttpRequest {
+  readonly method: string;
+  /** The path without query string, still percent-encoded. */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** Header value by lowercase name; repeated headers joined with ", ". */
+  header(name: string): string | undefined;
+  /** The body as text, at most `limit` bytes; throws PayloadTooLargeError beyond. */
+  text(limit: number): Promise<string>;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** A string, or a stream of chunks (SSE) the host writes as they come. */
+  body?: string | AsyncIterable<string>;
+}
+
+export interface HttpHandler {
+  handle(request: HttpRequest): Promise<HttpResponse>;
+}

@@ -1,0 +1,14 @@
+export { createA2AHandler, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH, DEFAULT_MAX_BODY_BYTES } from './createA2AHandler.js';
+export type { A2AHandler, A2AHandlerOptions } from './createA2AHandler.js';
+export { A2ARequestHandler } from './requestHandler.js';
+export type { CallContext, RequestHandlerOptions } from './requestHandler.js';
+export type { AgentExecutor, RequestContext, CancelContext } from './agentExecutor.js';
+export type { TaskUpdater, ArtifactOptions, Content } from './taskUpdater.js';
+export { MemoryTaskStore } from './stores/memoryStore.js';
+export { VersionConflictError } from './stores/taskStore.js';
+export type { TaskStore, TaskRecord, StoredEvent, AppendInput, ListQuery, ListResult } from './stores/taskStore.js';
+export { LocalEventBus } from './eventBus.js';
+export type { EventBus } from './eventBus.js';
+export type { StreamItem } from './taskStream.js';
+export { AGENT_CARD_PATH } from './agentCardRoute.js';
+export type { HttpRequest, HttpResponse, HttpHandler } from './http/httpTypes.js';
