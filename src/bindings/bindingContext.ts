@@ -47,7 +47,10 @@ export class BindingContext {
     const ctx: CallContext = {
       protocolVersion,
       requestedExtensions: parseExtensions(req.header('a2a-extensions')),
-      signal: req.signal,
+      // Lazy: only streams need it, and hosts create the signal on first use.
+      get signal() {
+        return req.signal;
+      },
     };
     const lastEventId = req.header('last-event-id');
     if (lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId.trim())) ctx.lastEventId = Number(lastEventId.trim());
