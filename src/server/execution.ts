@@ -21,7 +21,8 @@ export interface ExecutionInput {
   context: Omit<RequestContext, 'signal'>;
   /** The existing task record when the message continues a task. */
   existing: TaskRecord | undefined;
-  signal: AbortSignal;
+  /** Aborted when the task is canceled or the server shuts down. */
+  abort: { readonly signal: AbortSignal };
   newId: () => string;
   onError?: (error: unknown) => void;
 }
@@ -64,7 +65,7 @@ export class Execution implements TaskUpdater {
 
   /** Runs the agent; never rejects: agent failures become a FAILED task. */
   async run(): Promise<void> {
-    const { context, signal } = this.input;
+    const { context, abort } = this.input;
     try {
       if (this.record) {
         // A follow-up message joins the history of its task (snapshot-only change, no event).
@@ -80,7 +81,13 @@ export class Execution implements TaskUpdater {
         }
         this.resolveStarted({ kind: 'task', record: this.record });
       }
-      await this.input.executor.execute({ ...context, signal }, this);
+      const ctx: RequestContext = {
+        ...context,
+        get signal() {
+          return abort.signal;
+        },
+      };
+      await this.input.executor.execute(ctx, this);
     } catch (error) {
       this.input.onError?.(error);
       if (!this.replied && !this.terminal) {

@@ -34,6 +34,7 @@ import type {
 } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
 import { LocalEventBus, type EventBus } from './eventBus.js';
+import { LazyAbort } from './lazyAbort.js';
 import { Execution, type Outcome } from './execution.js';
 import { mediaTypeAccepted } from './mediaTypes.js';
 import { decodePageToken, encodePageToken } from './pageToken.js';
@@ -78,7 +79,7 @@ export class A2ARequestHandler {
   private readonly writer: TaskWriter;
   private readonly executor: AgentExecutor;
   private readonly newId: () => string;
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
+  private readonly running = new Map<string, { controller: LazyAbort; done: Promise<unknown> }>();
 
   constructor(private readonly options: RequestHandlerOptions) {
     this.agentCard = options.agentCard;
@@ -267,14 +268,14 @@ export class A2ARequestHandler {
     const taskId = message.taskId ?? this.newId();
     const key = `${tenant}\u0000${taskId}`;
     const previous = this.running.get(key);
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     const stored = { ...message, taskId, contextId };
     const supported = new Set((this.agentCard.capabilities.extensions ?? []).map((e) => e.uri));
     const execution = new Execution({
       writer: this.writer,
       executor: this.executor,
       existing,
-      signal: controller.signal,
+      abort: controller,
       newId: this.newId,
       ...(this.options.onError ? { onError: this.options.onError } : {}),
       context: {
@@ -316,7 +317,7 @@ export class A2ARequestHandler {
       writer: this.writer,
       executor: this.executor,
       existing: record,
-      signal: new AbortController().signal,
+      abort: new LazyAbort(),
       newId: this.newId,
       context: {
         message,
