@@ -37,9 +37,11 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
     if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
       throw new InvalidRequestError('"params" must be an object');
     }
+    // VER-05/06: the version is negotiated before the method is looked up, so a 0.3 request
+    // (no header) for a 0.3 method name gets VersionNotSupported rather than MethodNotFound.
+    const ctx = binding.callContext(req);
     const op = operationByRpc(envelope.method);
     if (!op) throw new MethodNotFoundError(`Method ${JSON.stringify(envelope.method.slice(0, 100))} not found`);
-    const ctx = binding.callContext(req);
     const requestId = id;
     if (op.streaming) {
       const items = await binding.handler.stream(op.name as StreamingOperationName, params, ctx);

@@ -49,7 +49,8 @@ export async function* sseBody(items: AsyncIterable<StreamItem>, options: SseOpt
       yield sseEvent(options.data(result.value), result.value.seq);
     }
   } catch (error) {
-    yield sseEvent(options.error(error));
+    // `event: error` marks it for clients that dispatch on event type (the official SDK does).
+    yield `event: error\n${sseEvent(options.error(error))}`;
   } finally {
     // Stop the producer (frees its bus subscription) without waiting on a pending next().
     void iterator.return?.();
