@@ -369,7 +369,9 @@ test('conformance tck-input-required: INPUT_REQUIRED, follow-up completes', asyn
 test('conformance tck-reject-task: executor error becomes FAILED', async () => {
   const task = await send1('tck-reject-task-1');
   assert.equal(task.status.state, 'TASK_STATE_FAILED');
-  assert.match(statusText(task), /rejected/);
+  // The exception's own text stays server-side (it may hold internals); the client gets a generic reason.
+  assert.match(statusText(task), /agent failed/);
+  assert.doesNotMatch(statusText(task), /rejected/);
 });
 
 for (const [id, expected] of [

@@ -91,8 +91,8 @@ export class Execution implements TaskUpdater {
     } catch (error) {
       this.input.onError?.(error);
       if (!this.replied && !this.terminal) {
-        const reason = error instanceof Error && error.message ? error.message : 'the agent failed';
-        await this.safely(() => this.fail(`Agent error: ${reason}`));
+        // The error itself goes to onError (logs), not to the client: it may hold internals.
+        await this.safely(() => this.fail('The agent failed while processing this message'));
       }
     }
     if (!this.replied && !this.record) {
@@ -177,6 +177,7 @@ export class Execution implements TaskUpdater {
   }
 
   async setStatus(state: TaskState, message?: Content): Promise<void> {
+    await this.ensureTask(); // so the creation time precedes this status time
     const status = { state, ...(message !== undefined ? { message: this.agentMessage(message) } : {}), timestamp: now() };
     await this.write(
       (task) => ({

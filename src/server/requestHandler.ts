@@ -79,7 +79,8 @@ export class A2ARequestHandler {
   private readonly writer: TaskWriter;
   private readonly executor: AgentExecutor;
   private readonly newId: () => string;
-  private readonly running = new Map<string, { controller: LazyAbort; done: Promise<unknown> }>();
+  /** Per task: the abort handles of its current and queued runs, and the end of the chain. */
+  private readonly running = new Map<string, { aborts: Set<LazyAbort>; done: Promise<unknown> }>();
 
   constructor(private readonly options: RequestHandlerOptions) {
     this.agentCard = options.agentCard;
@@ -88,6 +89,10 @@ export class A2ARequestHandler {
     this.bus = options.bus ?? new LocalEventBus();
     this.writer = new TaskWriter(this.store, this.bus);
     this.newId = options.newId ?? (() => crypto.randomUUID());
+    if (this.agentCard.capabilities.pushNotifications === true) {
+      // The card must tell the truth (CARD-08): push delivery is not implemented yet.
+      throw new Error('capabilities.pushNotifications: push notifications are not supported by this version of a2a-kit');
+    }
   }
 
   /** Runs a non-streaming operation on raw (untrusted) parameters. */
@@ -149,14 +154,14 @@ export class A2ARequestHandler {
     const execution = await this.startExecution(req, ctx);
     const tenant = req.tenant ?? '';
     const historyLength = req.configuration?.historyLength;
-    const shapeSnapshot = (record: TaskRecord) => ({ task: shapeTask(record.task, { historyLength }) });
+    const shape = (task: Task) => shapeTask(task, { historyLength });
     if (existing) {
       // STREAM-03: a follow-up stream starts with the current Task, then the new events.
-      return this.openStream({ tenant, taskId: execution.taskId, start: 'snapshot' }, ctx, shapeSnapshot);
+      return this.openStream({ tenant, taskId: execution.taskId, start: 'snapshot' }, ctx, shape);
     }
     const first = await execution.started;
     if (first.kind === 'message') return single({ event: { message: first.message } });
-    return this.openStream({ tenant, taskId: execution.taskId, start: 0 }, ctx, shapeSnapshot);
+    return this.openStream({ tenant, taskId: execution.taskId, start: 0 }, ctx, shape);
   }
 
   private async subscribeToTask(req: SubscribeToTaskRequest, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
@@ -172,13 +177,13 @@ export class A2ARequestHandler {
   private openStream(
     target: { tenant: string; taskId: string; start: 'snapshot' | number },
     ctx: CallContext,
-    shapeSnapshot?: (record: TaskRecord) => { task: Task },
+    shape?: (task: Task) => Task,
   ): AsyncIterable<StreamItem> {
     return readTaskStream({
       store: this.store,
       bus: this.bus,
       ...target,
-      ...(shapeSnapshot ? { shapeSnapshot } : {}),
+      ...(shape ? { shape } : {}),
       ...(this.options.maxStreamBuffer ? { maxBuffered: this.options.maxStreamBuffer } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
@@ -217,7 +222,7 @@ export class A2ARequestHandler {
       new TaskNotCancelableError(`Task ${req.id} is in a terminal state and cannot be canceled`, { metadata: { taskId: req.id } });
     if (isTerminalState(record.task.status.state)) throw notCancelable();
     const key = `${tenant}\u0000${req.id}`;
-    this.running.get(key)?.controller.abort();
+    for (const abort of this.running.get(key)?.aborts ?? []) abort.abort();
     const updater = this.detachedUpdater(record, tenant);
     if (this.executor.cancel) {
       await this.executor.cancel({ task: record.task, tenant, signal: AbortSignal.timeout(30_000) }, updater);
@@ -291,10 +296,16 @@ export class A2ARequestHandler {
       },
     });
     // One executor per task at a time: a follow-up waits for the previous run to finish.
-    const done = (previous ? previous.done.then(() => execution.run()) : execution.run()).finally(() => {
-      if (this.running.get(key)?.done === done) this.running.delete(key);
-    });
-    this.running.set(key, { controller, done });
+    const entry = previous ?? { aborts: new Set<LazyAbort>(), done: Promise.resolve() };
+    entry.aborts.add(controller);
+    const done = entry.done
+      .then(() => execution.run())
+      .finally(() => {
+        entry.aborts.delete(controller);
+        if (entry.done === done) this.running.delete(key);
+      });
+    entry.done = done;
+    this.running.set(key, entry);
     return execution;
   }
 
@@ -342,7 +353,7 @@ export class A2ARequestHandler {
   async drain(timeoutMs: number): Promise<void> {
     const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
     const timer = setTimeout(() => {
-      for (const r of this.running.values()) r.controller.abort();
+      for (const r of this.running.values()) for (const abort of r.aborts) abort.abort();
     }, timeoutMs);
     await all;
     clearTimeout(timer);

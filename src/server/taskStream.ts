@@ -5,10 +5,10 @@
  * the consumer stops, or when the consumer falls too far behind (R10).
  */
 import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
-import type { StreamResponse, TaskState } from '../protocol/types.js';
+import type { StreamResponse, Task, TaskState } from '../protocol/types.js';
 import { InternalError } from '../protocol/errors.js';
 import type { EventBus } from './eventBus.js';
-import type { StoredEvent, TaskRecord, TaskStore } from './stores/taskStore.js';
+import type { StoredEvent, TaskStore } from './stores/taskStore.js';
 
 export interface StreamItem {
   event: StreamResponse;
@@ -23,8 +23,8 @@ export interface TaskStreamOptions {
   taskId: string;
   /** 'snapshot': start with the current Task; a number: replay events after that seq. */
   start: 'snapshot' | number;
-  /** Shapes the snapshot (historyLength). */
-  shapeSnapshot?: (record: TaskRecord) => StreamResponse;
+  /** Shapes every Task the stream carries (historyLength). */
+  shape?: (task: Task) => Task;
   /** Most events buffered for a slow consumer before the stream is ended with an error. */
   maxBuffered?: number;
   signal?: AbortSignal;
@@ -54,16 +54,23 @@ export async function* readTaskStream(options: TaskStreamOptions): AsyncGenerato
     wake?.();
   });
   options.signal?.addEventListener('abort', onAbort);
+  const shape = options.shape ?? ((task: Task) => task);
+  let endSeq = Number.POSITIVE_INFINITY;
   try {
     let lastSeq: number;
     if (options.start === 'snapshot') {
       const record = await store.get(tenant, taskId);
       if (!record) return;
       lastSeq = record.seq;
-      yield { event: options.shapeSnapshot ? options.shapeSnapshot(record) : { task: record.task }, seq: record.seq };
+      yield { event: { task: shape(record.task) }, seq: record.seq };
       if (isTerminalState(record.task.status.state)) return;
     } else {
-      lastSeq = options.start;
+      // Resuming after Last-Event-ID (R7): replay what followed; a terminal task ends the stream
+      // once its last event is delivered, instead of waiting for events that cannot come.
+      const record = await store.get(tenant, taskId);
+      if (!record) return;
+      lastSeq = Math.min(options.start, record.seq);
+      if (isTerminalState(record.task.status.state)) endSeq = record.seq;
     }
     // Replay from the log whatever happened before the subscription caught up.
     pending = [...(await store.events(tenant, taskId, lastSeq)), ...pending];
@@ -71,6 +78,7 @@ export async function* readTaskStream(options: TaskStreamOptions): AsyncGenerato
       if (options.signal?.aborted) return;
       if (overflow) throw new InternalError('Stream consumer too slow; reconnect with SubscribeToTask');
       if (pending.length === 0) {
+        if (lastSeq >= endSeq) return;
         await new Promise<void>((resolve) => (wake = resolve));
         wake = undefined;
         continue;
@@ -89,7 +97,7 @@ export async function* readTaskStream(options: TaskStreamOptions): AsyncGenerato
           break;
         }
         lastSeq = item.seq;
-        yield { event: item.event, seq: item.seq };
+        yield { event: 'task' in item.event ? { task: shape(item.event.task) } : item.event, seq: item.seq };
         const state = stateAfter(item.event);
         if (state !== undefined && isFinalForNow(state)) return;
       }

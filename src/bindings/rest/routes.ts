@@ -90,7 +90,8 @@ function matchSegments(route: CompiledRoute, parts: string[]): Record<string, st
     if (seg.suffix) {
       if (!part.endsWith(seg.suffix)) return undefined;
       value = part.slice(0, -seg.suffix.length);
-    } else if (/:(cancel|subscribe)$/.test(part)) {
+    } else if (route.op === 'getTask' && /:(cancel|subscribe)$/.test(part)) {
+      // `GET /tasks/{id}:cancel` is the cancel route with the wrong verb, not a task id.
       return undefined;
     }
     if (value === '') return undefined;

@@ -3,7 +3,7 @@
  * (REST-03..05), bare StreamResponse per SSE event (REST-08), google.rpc.Status errors
  * (REST-07). Responses use application/a2a+json; requests may use it or application/json.
  */
-import { A2AError, InvalidRequestError, invalidField, toA2AError } from '../../protocol/errors.js';
+import { InvalidRequestError, invalidField, toA2AError } from '../../protocol/errors.js';
 import { OPERATIONS } from '../../protocol/operations.js';
 import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
@@ -21,6 +21,15 @@ function errorResponse(error: unknown, extra?: Record<string, string>): HttpResp
   return { status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS, body: JSON.stringify(body) };
 }
 
+/** B11: routing failures are plain google.rpc.Status bodies (no A2A ErrorInfo); code = HTTP status. */
+function statusResponse(r: { status: number; name: string; message: string; headers?: Record<string, string> }): HttpResponse {
+  return {
+    status: r.status,
+    headers: { ...JSON_HEADERS, ...r.headers },
+    body: JSON.stringify({ error: { code: r.status, status: r.name, message: r.message } }),
+  };
+}
+
 /** `path` is relative to the REST base URL. */
 export async function handleRest(req: HttpRequest, path: string, binding: BindingContext): Promise<HttpResponse> {
   let segments: string[];
@@ -30,9 +39,12 @@ export async function handleRest(req: HttpRequest, path: string, binding: Bindin
     return errorResponse(new InvalidRequestError('Malformed percent-encoding in the path'));
   }
   const match = matchRoute(req.method, segments);
-  if (match.kind === 'notFound') return errorResponse(new A2AError('METHOD_NOT_FOUND', `No A2A operation at ${req.method} ${path}`));
+  if (match.kind === 'notFound') {
+    return statusResponse({ status: 404, name: 'NOT_FOUND', message: `No A2A operation at ${req.method} ${path.slice(0, 200)}` });
+  }
   if (match.kind === 'methodNotAllowed') {
-    return { ...errorResponse(new InvalidRequestError(`Use ${match.allow.join(' or ')} for this path`)), status: 405, headers: { ...JSON_HEADERS, allow: match.allow.join(', ') } };
+    const allow = match.allow.join(', ');
+    return statusResponse({ status: 405, name: 'INVALID_ARGUMENT', message: `Use ${allow} for this path`, headers: { allow } });
   }
   try {
     const ctx = binding.callContext(req);

@@ -1,5 +1,5 @@
 /**
- * The demo agent behind `a2a serve --demo`: one behaviour per leading keyword of the user's
+ * The demo agent behind `a2a serve` (`--agent demo`, the default): one behaviour per leading keyword of the user's
  * text, so every part of the protocol (tasks, direct replies, streaming chunks, input required,
  * long-running work with cancel, failure, rejection, data and file artifacts) can be tried
  * from any client.

@@ -1,0 +1,144 @@
+/**
+ * The examples and the code in docs/agents.md are real:
+ * - examples/hello-agent/main.ts runs as a child process and exits 0;
+ * - examples/hello-agent/agent.ts is served by `a2a serve --agent` as documented;
+ * - docs/agents.md shows both files verbatim;
+ * - every ```ts block of docs/agents.md type-checks (as a module next to the hello agent, so
+ *   `./agent.js` and the package's own name `a2a-kit` resolve as they would for a user);
+ * - the "test without a port" block runs.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const exampleDir = join(root, 'examples', 'hello-agent');
+const agentFile = join(exampleDir, 'agent.ts');
+const mainFile = join(exampleDir, 'main.ts');
+const agentsDoc = readFileSync(join(root, 'docs', 'agents.md'), 'utf8');
+const tsBlocks = [...agentsDoc.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+
+function run(file: string, args: string[] = [], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${file} did not exit within ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}
+
+test('examples/hello-agent/main.ts runs and exits 0', async () => {
+  const { code, stdout, stderr } = await run(mainFile);
+  assert.equal(code, 0, `exit code ${code}\n${stdout}\n${stderr}`);
+  assert.match(stdout, /ok - the answer completes the same task/);
+});
+
+test('a2a serve --agent examples/hello-agent/agent.ts serves the module', async () => {
+  const child = spawn(process.execPath, [join(root, 'bin', 'a2a.js'), 'serve', '--agent', 'examples/hello-agent/agent.ts', '--port', '0', '--json'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
+  try {
+    const line = await new Promise<string>((resolveLine, reject) => {
+      const timer = setTimeout(() => reject(new Error(`a2a serve printed nothing\n${stderr}`)), 20_000);
+      createInterface({ input: child.stdout }).once('line', (l) => {
+        clearTimeout(timer);
+        resolveLine(l);
+      });
+      child.once('exit', (code) => reject(new Error(`a2a serve exited with ${code}\n${stderr}`)));
+    });
+    const urls = JSON.parse(line) as { card: string; jsonrpc: string; rest: string; agent: string };
+    assert.equal(urls.agent, 'Hello agent');
+    const card = (await (await fetch(urls.card)).json()) as { supportedInterfaces: { url: string; protocolBinding: string }[] };
+    assert.deepEqual(
+      card.supportedInterfaces.map((i) => [i.protocolBinding, i.url]),
+      [
+        ['JSONRPC', urls.jsonrpc],
+        ['HTTP+JSON', urls.rest],
+      ],
+    );
+    const res = await fetch(`${urls.rest}/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'Ada' }] } }),
+    });
+    const body = (await res.json()) as { task: { status: { state: string }; artifacts: { parts: { text: string }[] }[] } };
+    assert.equal(body.task.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal(body.task.artifacts[0]?.parts.map((p) => p.text).join(''), 'Hello, Ada!');
+  } finally {
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, `a2a serve should exit 0 on SIGTERM\n${stderr}`);
+  }
+});
+
+test('docs/agents.md shows examples/hello-agent/agent.ts and main.ts verbatim', () => {
+  assert.ok(tsBlocks.includes(readFileSync(agentFile, 'utf8')), 'docs/agents.md must contain examples/hello-agent/agent.ts as a ```ts block');
+  assert.ok(tsBlocks.includes(readFileSync(mainFile, 'utf8')), 'docs/agents.md must contain examples/hello-agent/main.ts as a ```ts block');
+});
+
+test('every TypeScript block of docs/agents.md type-checks', () => {
+  assert.ok(tsBlocks.length >= 4);
+  const config = ts.readConfigFile(join(root, 'tsconfig.json'), (p) => ts.sys.readFile(p));
+  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
+  // Virtual files next to the hello agent: nothing is written to the repository.
+  const snippets = new Map(tsBlocks.map((text, i) => [resolve(exampleDir, `__agents_md_block_${i + 1}.ts`), text]));
+  const options: ts.CompilerOptions = { ...parsed.options, noEmit: true };
+  const host = ts.createCompilerHost(options);
+  const { fileExists, readFile, getSourceFile } = host;
+  host.fileExists = (f) => snippets.has(resolve(f)) || fileExists.call(host, f);
+  host.readFile = (f) => snippets.get(resolve(f)) ?? readFile.call(host, f);
+  host.getSourceFile = (f, language, onError, shouldCreate) => {
+    const text = snippets.get(resolve(f));
+    return text !== undefined ? ts.createSourceFile(f, text, language) : getSourceFile.call(host, f, language, onError, shouldCreate);
+  };
+  const program = ts.createProgram({ rootNames: [...snippets.keys()], options, host });
+  const problems = ts
+    .getPreEmitDiagnostics(program)
+    .filter((d) => d.file === undefined || snippets.has(resolve(d.file.fileName)))
+    .map((d) => {
+      const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
+      const name = d.file ? d.file.fileName.slice(exampleDir.length + 1) : '';
+      return `${name}${where ? `:${where.line + 1}:${where.character + 1}` : ''} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+    });
+  assert.deepEqual(problems, [], `docs/agents.md blocks (numbered from 1):\n${problems.join('\n')}`);
+});
+
+test('the "test without a port" block of docs/agents.md runs', async () => {
+  const block = tsBlocks.find((b) => b.includes("from 'node:assert/strict'") && b.includes('handler.fetch('));
+  assert.ok(block, 'docs/agents.md has a block testing an agent through handler.fetch');
+  // Run it outside the repository with the package imports pointed at the sources.
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-kit-doc-'));
+  try {
+    const entry = (sub: string) => pathToFileURL(join(root, sub)).href;
+    const source = block
+      .replace(/from 'a2a-kit\/server'/g, `from '${entry('src/server/index.ts')}'`)
+      .replace(/from 'a2a-kit'/g, `from '${entry('src/index.ts')}'`)
+      .replace(/from '\.\/agent\.js'/g, `from '${pathToFileURL(agentFile).href}'`);
+    assert.ok(!/from 'a2a-kit/.test(source) && !/from '\.\//.test(source), 'every import was rewritten');
+    const file = join(dir, 'block.mts');
+    writeFileSync(file, source);
+    const { code, stdout, stderr } = await run(file);
+    assert.equal(code, 0, `${stdout}\n${stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
