@@ -99,6 +99,11 @@ export class Execution implements TaskUpdater {
       // The agent returned without answering: record that as a failed task, never hang.
       await this.safely(() => this.fail('The agent returned without a response'));
     }
+    if (this.record) {
+      // Others may have written since our last write (a cancel, say): answer with the latest.
+      const { tenant } = this.input.context;
+      this.record = (await this.input.writer.store.get(tenant, this.taskId).catch(() => undefined)) ?? this.record;
+    }
     this.finish();
   }
 

@@ -221,13 +221,14 @@ export class A2ARequestHandler {
     const notCancelable = () =>
       new TaskNotCancelableError(`Task ${req.id} is in a terminal state and cannot be canceled`, { metadata: { taskId: req.id } });
     if (isTerminalState(record.task.status.state)) throw notCancelable();
-    const key = `${tenant}\u0000${req.id}`;
-    for (const abort of this.running.get(key)?.aborts ?? []) abort.abort();
     const updater = this.detachedUpdater(record, tenant);
     if (this.executor.cancel) {
       await this.executor.cancel({ task: record.task, tenant, signal: AbortSignal.timeout(30_000) }, updater);
     }
+    // CANCELED is written before the running agent is stopped, so whatever it does next is
+    // dropped (LIFE-02) and blocking callers see the canceled task (MSG-01).
     if (!updater.isTerminal) await updater.cancel();
+    for (const abort of this.running.get(`${tenant}\u0000${req.id}`)?.aborts ?? []) abort.abort();
     const after = (await this.requireTask(tenant, req.id)).task;
     // R5: if the agent finished first, this cancel changed nothing: the task is not cancelable.
     if (after.status.state !== 'TASK_STATE_CANCELED') throw notCancelable();

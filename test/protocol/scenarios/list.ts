@@ -1,0 +1,138 @@
+/** ListTasks (LIST rules). Every test filters by its own contextId: the server is shared. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { expectError, ok, send, sleep, textOf, uid } from '../../support/assertions.js';
+import type { Json } from '../../support/bindings.js';
+import type { ScenarioEnv } from './env.js';
+
+export function listScenarios(env: ScenarioEnv): void {
+  /** Creates tasks one after the other (distinct status timestamps); returns them oldest first. */
+  async function create(contextId: string, texts: string[]): Promise<Json[]> {
+    const tasks = [];
+    for (const text of texts) {
+      tasks.push(ok(await env.b.call('sendMessage', send(text, { contextId }))).task);
+      await sleep(3);
+    }
+    return tasks;
+  }
+  const ids = (list: Json) => list.tasks.map((t: Json) => t.id);
+
+  describe('ListTasks', () => {
+    test('LIST-09 A10 an empty result has tasks [], nextPageToken "", pageSize 50, totalSize 0', async () => {
+      const { b } = await env.extra();
+      assert.deepEqual(ok(await b.call('listTasks', {})), { tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
+      const filtered = ok(await env.b.call('listTasks', { contextId: uid('empty') }));
+      assert.deepEqual(filtered, { tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 });
+    });
+
+    test('LIST-07 LIST-04 contextId and status filters, newest first, totalSize', async () => {
+      const a = uid('ctx-a');
+      const bctx = uid('ctx-b');
+      const [a1, a2, a3] = await create(a, ['hi one', 'fail on purpose', 'ask a question']);
+      const [b1] = await create(bctx, ['hi other']);
+      const all = ok(await env.b.call('listTasks', { contextId: a }));
+      assert.deepEqual(ids(all), [a3.id, a2.id, a1.id]);
+      assert.equal(all.totalSize, 3);
+      assert.equal(all.pageSize, 50);
+      assert.equal(all.nextPageToken, '');
+      const stamps = all.tasks.map((t: Json) => Date.parse(t.status.timestamp));
+      assert.deepEqual(stamps, [...stamps].sort((x, y) => y - x));
+      assert.deepEqual(ids(ok(await env.b.call('listTasks', { contextId: a, status: 'TASK_STATE_FAILED' }))), [a2.id]);
+      const waiting = ok(await env.b.call('listTasks', { contextId: a, status: 'TASK_STATE_INPUT_REQUIRED' }));
+      assert.deepEqual(ids(waiting), [a3.id]);
+      assert.equal(waiting.totalSize, 1);
+      assert.deepEqual(ids(ok(await env.b.call('listTasks', { contextId: bctx }))), [b1.id]);
+    });
+
+    test('LIST-07 statusTimestampAfter is inclusive', async () => {
+      const c = uid('ctx-ts');
+      const [, middle, newest] = await create(c, ['hi 1', 'hi 2', 'hi 3']);
+      const at = middle.status.timestamp;
+      assert.deepEqual(ids(ok(await env.b.call('listTasks', { contextId: c, statusTimestampAfter: at }))), [newest.id, middle.id]);
+      const later = new Date(Date.parse(at) + 1).toISOString();
+      assert.ok(Date.parse(newest.status.timestamp) > Date.parse(later), 'test setup: distinct timestamps');
+      assert.deepEqual(ids(ok(await env.b.call('listTasks', { contextId: c, statusTimestampAfter: later }))), [newest.id]);
+    });
+
+    test('LIST-02 LIST-03 pageSize 2 pages through every task exactly once', async () => {
+      const c = uid('ctx-page');
+      const created = await create(c, ['hi 1', 'hi 2', 'hi 3', 'hi 4', 'hi 5']);
+      const seen: string[] = [];
+      const sizes: number[] = [];
+      let pageToken = '';
+      for (let page = 0; page < 10; page++) {
+        const res = ok(await env.b.call('listTasks', { contextId: c, pageSize: 2, ...(pageToken ? { pageToken } : {}) }));
+        assert.equal(res.pageSize, 2);
+        assert.equal(res.totalSize, 5);
+        assert.equal(typeof res.nextPageToken, 'string');
+        seen.push(...ids(res));
+        sizes.push(res.tasks.length);
+        pageToken = res.nextPageToken;
+        if (pageToken === '') break;
+      }
+      assert.deepEqual(sizes, [2, 2, 1]);
+      assert.deepEqual(seen, created.map((t) => t.id).reverse());
+    });
+
+    test('LIST-02 paging stays duplicate-free when a task is updated between pages', async () => {
+      const c = uid('ctx-upd');
+      const created = await create(c, ['ask q1', 'ask q2', 'ask q3', 'ask q4', 'ask q5']);
+      const first = ok(await env.b.call('listTasks', { contextId: c, pageSize: 2 }));
+      assert.deepEqual(ids(first), [created[4].id, created[3].id]);
+      // The newest task changes (and moves to the top of the order) between pages.
+      ok(await env.b.call('sendMessage', send('answer', { taskId: created[4].id })));
+      const seen: string[] = ids(first);
+      let pageToken = first.nextPageToken;
+      while (pageToken) {
+        const res = ok(await env.b.call('listTasks', { contextId: c, pageSize: 2, pageToken }));
+        seen.push(...ids(res));
+        pageToken = res.nextPageToken;
+      }
+      assert.equal(new Set(seen).size, seen.length, `duplicates in ${JSON.stringify(seen)}`);
+      assert.deepEqual(seen, created.map((t) => t.id).reverse());
+    });
+
+    test('LIST-06 artifacts are absent unless includeArtifacts=true; LIST-08 historyLength per task', async () => {
+      const c = uid('ctx-art');
+      await create(c, ['hi artifacts']);
+      const plain = ok(await env.b.call('listTasks', { contextId: c }));
+      assert.equal('artifacts' in plain.tasks[0], false, 'artifacts must be absent, not []');
+      assert.equal('artifacts' in ok(await env.b.call('listTasks', { contextId: c, includeArtifacts: false })).tasks[0], false);
+      const full = ok(await env.b.call('listTasks', { contextId: c, includeArtifacts: true }));
+      assert.equal(textOf(full.tasks[0].artifacts[0].parts), 'hi artifacts');
+      assert.equal(plain.tasks[0].history.length, 1);
+      assert.equal('history' in ok(await env.b.call('listTasks', { contextId: c, historyLength: 0 })).tasks[0], false);
+    });
+
+    test('LIST-05 C8 pageSize 0 and 101 are INVALID_PARAMS; 1 and 100 are fine', async () => {
+      for (const pageSize of [0, 101, -1]) {
+        expectError(await env.b.call('listTasks', { pageSize }), 'INVALID_PARAMS', { field: 'pageSize' });
+      }
+      for (const pageSize of [1, 100]) assert.equal(ok(await env.b.call('listTasks', { contextId: uid('c'), pageSize })).pageSize, pageSize);
+    });
+
+    test('LIST-10 an unknown status and a bad statusTimestampAfter are INVALID_PARAMS', async () => {
+      expectError(await env.b.call('listTasks', { status: 'TASK_STATE_RUNNING' }), 'INVALID_PARAMS', { field: 'status' });
+      expectError(await env.b.call('listTasks', { statusTimestampAfter: 'yesterday' }), 'INVALID_PARAMS', { field: 'statusTimestampAfter' });
+    });
+
+    test('LIST-12 a pageToken reused with different filters is INVALID_PARAMS', async () => {
+      const c = uid('ctx-tok');
+      await create(c, ['hi 1', 'hi 2', 'hi 3']);
+      const { nextPageToken } = ok(await env.b.call('listTasks', { contextId: c, pageSize: 1 }));
+      assert.notEqual(nextPageToken, '');
+      ok(await env.b.call('listTasks', { contextId: c, pageSize: 1, pageToken: nextPageToken }));
+      expectError(await env.b.call('listTasks', { contextId: uid('other'), pageSize: 1, pageToken: nextPageToken }), 'INVALID_PARAMS', {
+        field: 'pageToken',
+      });
+      const res = await env.b.call('listTasks', { contextId: c, status: 'TASK_STATE_COMPLETED', pageToken: nextPageToken });
+      expectError(res, 'INVALID_PARAMS', { field: 'pageToken' });
+    });
+
+    test('LIST-11 a garbage pageToken is INVALID_PARAMS', async () => {
+      for (const pageToken of ['!!!not-a-token', 'e30', 'AAAA', 'eyJ0IjoxfQ', '%%%']) {
+        expectError(await env.b.call('listTasks', { pageToken }), 'INVALID_PARAMS', { field: 'pageToken' });
+      }
+    });
+  });
+}

@@ -1,0 +1,73 @@
+/**
+ * R20: version negotiation, one table run over every binding (VER-01..06, B1..B5).
+ * This server serves 1.0 only, so an absent A2A-Version (= 0.3, VER-05) is refused.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { BINDINGS, type CallOptions, type TestBinding } from '../support/bindings.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { expectError, ok, send } from '../support/assertions.js';
+
+interface Row {
+  name: string;
+  opts: CallOptions;
+  /** undefined: served; otherwise the requestedVersion reported in ErrorInfo.metadata. */
+  refused?: string;
+}
+
+const TABLE: Row[] = [
+  { name: 'A2A-Version: 1.0 is served', opts: {} },
+  { name: 'VER-01 A2A-Version: 1.0.7 is served (patch ignored)', opts: { headers: { 'A2A-Version': '1.0.7' } } },
+  { name: 'VER-03 query parameter ?A2A-Version=1.0 is served', opts: { headers: { 'A2A-Version': null }, query: { 'A2A-Version': '1.0' } } },
+  { name: 'B5 the header wins over the query (header 1.0, query 2.0)', opts: { query: { 'A2A-Version': '2.0' } } },
+  { name: 'B5 the header wins over the query (header 2.0, query 1.0)', opts: { headers: { 'A2A-Version': '2.0' }, query: { 'A2A-Version': '1.0' } }, refused: '2.0' },
+  { name: 'VER-05 B1 absent means 0.3, which is not served', opts: { headers: { 'A2A-Version': null } }, refused: '0.3' },
+  { name: 'VER-05 an empty header means 0.3', opts: { headers: { 'A2A-Version': '' } }, refused: '0.3' },
+  { name: 'VER-06 0.3 is not served', opts: { headers: { 'A2A-Version': '0.3' } }, refused: '0.3' },
+  { name: 'VER-06 2.0 is not served', opts: { headers: { 'A2A-Version': '2.0' } }, refused: '2.0' },
+  { name: 'VER-06 1.1 is not served', opts: { headers: { 'A2A-Version': '1.1' } }, refused: '1.1' },
+  { name: 'B2 a malformed version (abc) is VERSION_NOT_SUPPORTED', opts: { headers: { 'A2A-Version': 'abc' } }, refused: 'abc' },
+  { name: 'B2 a malformed version (1) is VERSION_NOT_SUPPORTED', opts: { headers: { 'A2A-Version': '1' } }, refused: '1' },
+  { name: 'B2 a malformed query version is VERSION_NOT_SUPPORTED', opts: { headers: { 'A2A-Version': null }, query: { 'A2A-Version': 'v1' } }, refused: 'v1' },
+];
+
+describe('R20 version negotiation over every binding', { concurrency: true }, () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  for (const factory of BINDINGS) {
+    describe(factory.name, () => {
+      let b: TestBinding;
+      before(() => {
+        b = factory.create(server);
+      });
+
+      for (const row of TABLE) {
+        test(row.name, async () => {
+          const unary = await b.call('listTasks', { pageSize: 1 }, row.opts);
+          const streamed = await b.stream('sendStreamingMessage', send('msg versioned'), row.opts);
+          if (row.refused === undefined) {
+            assert.equal(ok(unary).pageSize, 1);
+            assert.equal(unary.headers.get('a2a-version'), '1.0', 'B4: the negotiated version is echoed');
+            assert.ok(streamed.ok, 'the streaming call is served too');
+            assert.equal(streamed.events[0]?.event.message.role, 'ROLE_AGENT');
+            return;
+          }
+          for (const res of [unary, streamed]) {
+            expectError(res, 'VERSION_NOT_SUPPORTED', { metadata: { supportedVersions: '1.0', requestedVersion: row.refused } });
+            assert.ok(!res.contentType.startsWith('text/event-stream'), 'STREAM-12: a plain error, not SSE');
+          }
+        });
+      }
+
+      test('VER-06 the version is checked before the operation runs (nothing is created)', async () => {
+        const contextId = `ctx-version-${factory.name}`;
+        expectError(await b.call('sendMessage', send('hi', { contextId }), { headers: { 'A2A-Version': '0.3' } }), 'VERSION_NOT_SUPPORTED');
+        assert.equal(ok(await b.call('listTasks', { contextId })).totalSize, 0);
+      });
+    });
+  }
+});
