@@ -7,6 +7,11 @@ Commands:
   serve     run an agent (JSON-RPC + HTTP+JSON + Agent Card)
 
 Run "a2a <command> --help" for the options of a command.
+
+Examples:
+  a2a serve                            the demo agent on http://localhost:8080
+  a2a serve --agent conformance        the conformance (TCK) agent
+  a2a serve --agent ./my-agent.ts      your own agent module: export default { card, executor }
 `;
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string }> = {

@@ -7,6 +7,19 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { PayloadTooLargeError } from '../protocol/errors.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../server/http/httpTypes.js';
+import { LazyAbort } from '../server/lazyAbort.js';
+
+/** Per request: whether to close the connection after answering, and the request's abort. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  closeAfter: boolean;
+  abort: LazyAbort;
+}
+
+/** After refusing an oversized body, read and discard at most this much before cutting the connection. */
+const DISCARD_BYTES = 128 * 1024 * 1024;
+const DISCARD_MS = 2_000;
 
 export interface ServeOptions {
   /** Default 8080; 0 picks a free port. */
@@ -43,7 +56,8 @@ interface Drainable {
 }
 
 export async function serve(handler: HttpHandler & { requestHandler?: Drainable }, options: ServeOptions = {}): Promise<RunningServer> {
-  const streams = new Set<ServerResponse>();
+  /** Open response streams and how to stop each one's producer. */
+  const streams = new Map<ServerResponse, () => void>();
   let closing = false;
   const server = createServer(
     {
@@ -60,11 +74,11 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
   server.maxConnections = options.maxConnections ?? 20_000;
 
   async function respond(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const state = { closeAfter: false };
+    const exchange: Exchange = { req, res, closeAfter: false, abort: new LazyAbort() };
     try {
-      const out = await handler.handle(toHttpRequest(req, res, state));
+      const out = await handler.handle(toHttpRequest(exchange));
       if (closing) out.headers = { ...out.headers, connection: 'close' };
-      await writeResponse(res, out, { ...state, streams });
+      await writeResponse(exchange, out, streams);
     } catch (error) {
       options.onError?.(error);
       if (!res.headersSent) {
@@ -100,8 +114,9 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Streams end with a reconnect hint so clients resubscribe elsewhere (R24).
-      for (const res of streams) {
+      for (const [res, stop] of streams) {
         res.end('retry: 1000\n\n');
+        stop();
       }
       await handler.requestHandler?.drain?.(timeout);
       const timer = setTimeout(() => server.closeAllConnections(), timeout);
@@ -111,11 +126,12 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
   };
 }
 
-function toHttpRequest(req: IncomingMessage, res: ServerResponse, state: { closeAfter: boolean }): HttpRequest {
+function toHttpRequest(exchange: Exchange): HttpRequest {
+  const { req, res } = exchange;
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   let query: URLSearchParams | undefined;
-  let controller: AbortController | undefined;
+  let watching = false;
   return {
     method: req.method ?? 'GET',
     path: q < 0 ? url : url.slice(0, q),
@@ -126,25 +142,25 @@ function toHttpRequest(req: IncomingMessage, res: ServerResponse, state: { close
       const v = req.headers[name];
       return Array.isArray(v) ? v.join(', ') : v;
     },
-    text: (limit) => readBody(req, limit, state),
+    text: (limit) => readBody(exchange, limit),
     get signal() {
-      if (!controller) {
-        const c = new AbortController();
-        controller = c;
-        res.once('close', () => {
-          if (!res.writableFinished) c.abort();
-        });
+      // Created on first use: only streams need it. A client already gone aborts at once.
+      if (!watching) {
+        watching = true;
+        if (res.destroyed || req.socket.destroyed) exchange.abort.abort();
+        else res.once('close', () => exchange.abort.abort());
       }
-      return controller.signal;
+      return exchange.abort.signal;
     },
   };
 }
 
-function readBody(req: IncomingMessage, limit: number, state: { closeAfter: boolean }): Promise<string> {
+function readBody(exchange: Exchange, limit: number): Promise<string> {
+  const { req } = exchange;
   const declared = Number(req.headers['content-length'] ?? '0');
   if (declared > limit) {
     // Refuse without reading: the connection is closed after the 413 (R15).
-    state.closeAfter = true;
+    exchange.closeAfter = true;
     return Promise.reject(new PayloadTooLargeError(`Request body exceeds ${limit} bytes`));
   }
   return new Promise((resolve, reject) => {
@@ -154,8 +170,7 @@ function readBody(req: IncomingMessage, limit: number, state: { closeAfter: bool
       size += chunk.length;
       if (size > limit) {
         cleanup();
-        state.closeAfter = true;
-        req.pause();
+        exchange.closeAfter = true;
         reject(new PayloadTooLargeError(`Request body exceeds ${limit} bytes`));
         return;
       }
@@ -180,26 +195,31 @@ function readBody(req: IncomingMessage, limit: number, state: { closeAfter: bool
   });
 }
 
-async function writeResponse(
-  res: ServerResponse,
-  out: HttpResponse,
-  { closeAfter, streams }: { closeAfter: boolean; streams: Set<ServerResponse> },
-): Promise<void> {
+async function writeResponse(exchange: Exchange, out: HttpResponse, streams: Map<ServerResponse, () => void>): Promise<void> {
+  const { res, closeAfter } = exchange;
   const body = out.body;
   if (body === undefined || typeof body === 'string') {
     const headers = body === undefined ? out.headers : { ...out.headers, 'content-length': String(Buffer.byteLength(body)) };
-    if (closeAfter) headers.connection = 'close';
+    if (closeAfter) {
+      headers.connection = 'close';
+      lingerOnClose(exchange);
+    }
     res.writeHead(out.status, headers);
-    if (closeAfter) res.end(body, () => res.socket?.destroySoon());
-    else res.end(body);
+    res.end(body);
     return;
   }
   res.writeHead(out.status, out.headers);
   res.flushHeaders();
-  streams.add(res);
   const iterator = body[Symbol.asyncIterator]();
-  const onClose = () => void iterator.return?.();
-  res.once('close', onClose);
+  // Stopping a stream aborts the request signal (which wakes a producer waiting for events)
+  // and ends the iterator, so its subscriptions are released at once (R8).
+  const stop = () => {
+    exchange.abort.abort();
+    void iterator.return?.();
+  };
+  streams.set(res, stop);
+  res.once('close', stop);
+  if (res.destroyed) stop();
   try {
     for (;;) {
       const { done, value } = await iterator.next();
@@ -207,10 +227,38 @@ async function writeResponse(
       if (!res.write(value)) await drainOrClose(res);
     }
   } finally {
-    res.off('close', onClose);
+    res.off('close', stop);
     streams.delete(res);
+    stop();
     if (!res.writableEnded) res.end();
   }
+}
+
+/**
+ * Lingering close after a 413 (R15): the client may still be uploading. Closing the socket at
+ * once makes the kernel answer its next bytes with a reset, and many clients then lose the 413
+ * they were sent. So when Node closes this connection we only half-close it (FIN after the
+ * answer), read and drop a bounded amount of what still arrives, then destroy it.
+ */
+function lingerOnClose(exchange: Exchange): void {
+  const socket = exchange.req.socket;
+  socket.destroySoon = function lingeringDestroySoon() {
+    let seen = 0;
+    const cut = () => {
+      clearTimeout(timer);
+      socket.destroy();
+    };
+    const timer = setTimeout(cut, DISCARD_MS);
+    timer.unref();
+    socket.end();
+    exchange.req.unpipe?.();
+    socket.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DISCARD_BYTES) cut();
+    });
+    socket.once('end', cut);
+    socket.resume();
+  };
 }
 
 function drainOrClose(res: ServerResponse): Promise<void> {

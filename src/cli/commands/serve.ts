@@ -44,8 +44,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.stdout.write(serveHelp);
     return 0;
   }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`);
+  const port = /^\d{1,5}$/.test(values.port) ? Number(values.port) : NaN;
+  if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port must be 0..65535, got ${values.port || "an empty value"}`);
   const maxBody = values['max-body'] === undefined ? undefined : Number(values['max-body']);
   if (maxBody !== undefined && (!Number.isInteger(maxBody) || maxBody < 1)) throw new UsageError('--max-body must be a positive integer');
   const agent = await loadAgent(values.agent);

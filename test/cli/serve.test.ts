@@ -1,0 +1,288 @@
+/**
+ * `a2a serve` as a real process: printed URLs, the card it serves and whether its interface URLs
+ * answer, the built-in and custom agents, option handling, help and exit codes.
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import type { AgentCard, Message, Part, Task } from '../../src/protocol/types.js';
+import { runA2A, runToExit, startServe, type A2AProcess, type ServeUrls } from './cliHelpers.js';
+
+const procs: A2AProcess[] = [];
+after(() => {
+  for (const p of procs) p.kill();
+});
+
+async function serveWith(args: string[] = [], env: Record<string, string> = {}): Promise<ServeUrls> {
+  const { proc, urls } = await startServe(args, env);
+  procs.push(proc);
+  return urls;
+}
+
+const V = { 'a2a-version': '1.0', 'content-type': 'application/json' };
+let n = 0;
+const message = (text: string, messageId = `cli-${process.pid}-${++n}`): Message => ({ messageId, role: 'ROLE_USER', parts: [{ text }] });
+
+async function jsonRpc<T>(url: string, method: string, params: unknown): Promise<T> {
+  const res = await fetch(url, { method: 'POST', headers: V, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  assert.equal(res.status, 200);
+  const env = (await res.json()) as { result?: T; error?: unknown };
+  assert.equal(env.error, undefined, JSON.stringify(env.error));
+  return env.result as T;
+}
+
+async function rest<T>(base: string, path: string, body: unknown): Promise<{ status: number; body: T }> {
+  const res = await fetch(base + path, { method: 'POST', headers: V, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+async function fetchCard(url: string): Promise<AgentCard> {
+  const res = await fetch(url);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+  return (await res.json()) as AgentCard;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function textOf(parts: Part[] | undefined): string {
+  return (parts ?? []).map((p) => ('text' in p ? p.text : '')).join('');
+}
+
+describe('a2a serve (demo agent)', () => {
+  test('--json prints one JSON line with absolute localhost URLs of the card and both bindings', async () => {
+    const urls = await serveWith();
+    assert.deepEqual(Object.keys(urls).sort(), ['agent', 'card', 'jsonrpc', 'rest']);
+    assert.equal(urls.agent, 'a2a-kit demo agent');
+    const card = new URL(urls.card);
+    assert.equal(card.protocol, 'http:');
+    assert.equal(card.hostname, 'localhost');
+    assert.ok(Number(card.port) > 0, 'the real port, not 0');
+    assert.equal(card.pathname, '/.well-known/agent-card.json');
+    assert.equal(urls.jsonrpc, `http://localhost:${card.port}/a2a/jsonrpc`);
+    assert.equal(urls.rest, `http://localhost:${card.port}/a2a/rest`);
+  });
+
+  test('the card at the printed URL lists absolute localhost interfaces that answer SendMessage', async () => {
+    const urls = await serveWith();
+    const card = await fetchCard(urls.card);
+    assert.equal(card.name, 'a2a-kit demo agent');
+    assert.equal(card.capabilities.streaming, true);
+    assert.deepEqual(
+      card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.protocolVersion]),
+      [
+        ['JSONRPC', urls.jsonrpc, '1.0'],
+        ['HTTP+JSON', urls.rest, '1.0'],
+      ],
+    );
+    for (const i of card.supportedInterfaces) {
+      const u = new URL(i.url); // throws unless absolute
+      assert.equal(u.hostname, 'localhost');
+      assert.equal(u.port, new URL(urls.card).port);
+    }
+    const [rpcIface, restIface] = card.supportedInterfaces as unknown as [{ url: string }, { url: string }];
+
+    const viaRpc = await jsonRpc<{ task: Task }>(rpcIface.url, 'SendMessage', { message: message('hi') });
+    assert.equal(viaRpc.task.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal(viaRpc.task.artifacts?.[0]?.name, 'echo');
+    assert.equal(textOf(viaRpc.task.artifacts?.[0]?.parts), 'hi');
+
+    const viaRest = await rest<{ task: Task }>(restIface.url, '/message:send', { message: message('hi') });
+    assert.equal(viaRest.status, 200);
+    assert.equal(viaRest.body.task.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal(textOf(viaRest.body.task.artifacts?.[0]?.parts), 'hi');
+
+    // The two bindings share one store: the REST task is visible over JSON-RPC.
+    const again = await jsonRpc<Task>(rpcIface.url, 'GetTask', { id: viaRest.body.task.id });
+    assert.equal(again.status.state, 'TASK_STATE_COMPLETED');
+  });
+
+  test('human output names the Agent Card, JSON-RPC and HTTP+JSON URLs', async () => {
+    const proc = runA2A(['serve', '--port', '0']);
+    procs.push(proc);
+    await proc.waitForLine(/HTTP\+JSON/);
+    const out = proc.stdout;
+    assert.match(out, /^a2a-kit demo agent is listening$/m);
+    const card = /^\s+Agent Card\s+(http:\/\/localhost:\d+\/\.well-known\/agent-card\.json)$/m.exec(out)?.[1];
+    const rpc = /^\s+JSON-RPC\s+(http:\/\/localhost:\d+\/a2a\/jsonrpc)$/m.exec(out)?.[1];
+    const restUrl = /^\s+HTTP\+JSON\s+(http:\/\/localhost:\d+\/a2a\/rest)$/m.exec(out)?.[1];
+    assert.ok(card && rpc && restUrl, out);
+    assert.equal(out.trim().startsWith('{'), false, 'not JSON');
+    const served = await fetchCard(card);
+    assert.deepEqual(
+      served.supportedInterfaces.map((i) => i.url),
+      [rpc, restUrl],
+    );
+  });
+
+  test('--public-url is written into the card (and the printed URLs); the listener still answers locally', async () => {
+    const port = await freePort();
+    const urls = await serveWith(['--port', String(port), '--public-url', 'https://agent.example.com/']);
+    assert.equal(urls.card, 'https://agent.example.com/.well-known/agent-card.json');
+    assert.equal(urls.jsonrpc, 'https://agent.example.com/a2a/jsonrpc');
+    assert.equal(urls.rest, 'https://agent.example.com/a2a/rest');
+    const card = await fetchCard(`http://127.0.0.1:${port}/.well-known/agent-card.json`);
+    assert.deepEqual(
+      card.supportedInterfaces.map((i) => i.url),
+      ['https://agent.example.com/a2a/jsonrpc', 'https://agent.example.com/a2a/rest'],
+    );
+    const { task } = await jsonRpc<{ task: Task }>(`http://127.0.0.1:${port}/a2a/jsonrpc`, 'SendMessage', { message: message('hi') });
+    assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+  });
+});
+
+describe('a2a serve --max-body', () => {
+  test('a body over --max-body is answered 413; a small one is served', async () => {
+    const urls = await serveWith(['--max-body', '500']);
+    const big = await fetch(urls.jsonrpc, {
+      method: 'POST',
+      headers: V,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: message(`hi${' '.repeat(600)}`) } }),
+    });
+    assert.equal(big.status, 413);
+    const env = (await big.json()) as { error: { code: number } };
+    assert.equal(env.error.code, -32600);
+    const ok = await jsonRpc<{ task: Task }>(urls.jsonrpc, 'SendMessage', { message: message('hi') });
+    assert.equal(ok.task.status.state, 'TASK_STATE_COMPLETED');
+  });
+});
+
+describe('a2a serve --agent', () => {
+  test('conformance: tck-complete-task-1 completes with "Hello from TCK"', async () => {
+    const urls = await serveWith(['--agent', 'conformance']);
+    assert.equal(urls.agent, 'a2a-kit conformance agent');
+    const card = await fetchCard(urls.card);
+    assert.equal(card.name, 'a2a-kit conformance agent');
+    const { task } = await jsonRpc<{ task: Task }>(urls.jsonrpc, 'SendMessage', { message: message('anything', 'tck-complete-task-1') });
+    assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal(textOf(task.status.message?.parts), 'Hello from TCK');
+    // And over REST, another prefix.
+    const viaRest = await rest<{ message: Message }>(urls.rest, '/message:send', { message: message('x', 'tck-message-response-7') });
+    assert.equal(viaRest.status, 200);
+    assert.equal(textOf(viaRest.body.message.parts), 'Direct message response');
+  });
+
+  test('a module path with a default export { card, executor }', async () => {
+    const urls = await serveWith(['--agent', './test/cli/fixtures/echoAgent.ts']);
+    assert.equal(urls.agent, 'fixture echo agent');
+    const card = await fetchCard(urls.card);
+    assert.equal(card.name, 'fixture echo agent');
+    assert.equal(card.version, '9.9.9');
+    assert.deepEqual(
+      card.supportedInterfaces.map((i) => i.url),
+      [urls.jsonrpc, urls.rest],
+      'the host fills in the interfaces',
+    );
+    const { task } = await jsonRpc<{ task: Task }>(urls.jsonrpc, 'SendMessage', { message: message('ping') });
+    assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal(textOf(task.artifacts?.[0]?.parts), 'fixture: ping');
+    assert.equal(textOf(task.status.message?.parts), 'fixture done');
+  });
+
+  test('a module exporting `agent`', async () => {
+    const urls = await serveWith(['--agent', 'test/cli/fixtures/namedAgent.ts']);
+    assert.equal(urls.agent, 'fixture named agent');
+    const reply = await jsonRpc<{ message: Message }>(urls.jsonrpc, 'SendMessage', { message: message('pong') });
+    assert.equal(textOf(reply.message.parts), 'named: pong');
+  });
+
+  test('a module that is not an agent, or a missing one, exits 1 with a message', async () => {
+    const bad = await runToExit(['serve', '--port', '0', '--agent', './test/cli/fixtures/badAgent.ts']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /must export .*\{ card, executor \}/);
+    assert.equal(bad.stdout, '');
+    const missing = await runToExit(['serve', '--port', '0', '--agent', './test/cli/fixtures/nope.ts']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /^a2a serve: /);
+    assert.match(missing.stderr, /nope\.ts/);
+  });
+});
+
+describe('arguments, help and exit codes', { concurrency: true }, () => {
+  const SERVE_USAGE = /Usage: a2a serve \[options\]/;
+
+  for (const [args, message] of [
+    [['serve', '--port', 'abc'], /--port must be 0\.\.65535, got abc/],
+    [['serve', '--port', '70000'], /--port must be 0\.\.65535/],
+    [['serve', '--port=-1'], /--port must be 0\.\.65535, got -1/],
+    [['serve', '--bogus'], /Unknown option '--bogus'/],
+    [['serve', '--max-body', '0'], /--max-body must be a positive integer/],
+    [['serve', 'extra'], /unexpected argument|positional/i],
+  ] as const) {
+    test(`a2a ${args.join(' ')} → exit 2, message and serve help on stderr`, async () => {
+      const r = await runToExit([...args]);
+      assert.equal(r.code, 2, `stdout: ${r.stdout} stderr: ${r.stderr}`);
+      assert.match(r.stderr, /^a2a serve: /);
+      assert.match(r.stderr, message);
+      assert.match(r.stderr, SERVE_USAGE);
+      assert.match(r.stderr, /Examples:/);
+      assert.equal(r.stdout, '', 'nothing on stdout, no server started');
+    });
+  }
+
+  test(
+    'a2a serve --port "" → exit 2',
+    async () => {
+      const proc = runA2A(['serve', '--port', '', '--json']);
+      procs.push(proc);
+      const started = await proc.waitForLine(/^\{/, 10_000).then(
+        () => true,
+        () => false,
+      );
+      proc.kill();
+      const { code } = await proc.exited;
+      assert.equal(started, false, `a server started: ${proc.stdout}`);
+      assert.equal(code, 2);
+    },
+  );
+
+  test('a2a serve --help and -h → exit 0, usage with options and examples on stdout', async () => {
+    for (const flag of ['--help', '-h']) {
+      const r = await runToExit(['serve', flag]);
+      assert.equal(r.code, 0);
+      assert.match(r.stdout, SERVE_USAGE);
+      for (const option of ['--agent', '--host', '--port', '--public-url', '--max-body', '--json']) assert.ok(r.stdout.includes(option), option);
+      assert.match(r.stdout, /Examples:\n\s+a2a serve\n/);
+      assert.match(r.stdout, /a2a serve --agent conformance/);
+      assert.equal(r.stderr, '');
+    }
+  });
+
+  test('a2a --help / -h / help → exit 0 and list the commands', async () => {
+    for (const flag of ['--help', '-h', 'help']) {
+      const r = await runToExit([flag]);
+      assert.equal(r.code, 0, flag);
+      assert.match(r.stdout, /^Usage: a2a <command> \[options\]/);
+      assert.match(r.stdout, /^\s+serve\s+run an agent/m);
+      assert.match(r.stdout, /a2a <command> --help/);
+    }
+  });
+
+  test('a2a --help shows examples', async () => {
+    const r = await runToExit(['--help']);
+    assert.match(r.stdout, /Examples:/);
+  });
+
+  test('a2a with no command → exit 2 with the usage', async () => {
+    const r = await runToExit([]);
+    assert.equal(r.code, 2);
+    assert.match(r.stdout + r.stderr, /Usage: a2a <command>/);
+  });
+
+  test('an unknown command → exit 2, message and usage on stderr', async () => {
+    const r = await runToExit(['frobnicate', '--x']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^a2a: unknown command "frobnicate"/);
+    assert.match(r.stderr, /Usage: a2a <command>/);
+    assert.equal(r.stdout, '');
+  });
+});
