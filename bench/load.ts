@@ -8,8 +8,14 @@ export interface Measurement {
   p99: number;
   /** Completed requests (SSE: completed streams). */
   count: number;
-  /** Connection errors + timeouts + non-2xx + bodies that failed verification. */
+  /** Responses with a non-2xx status (SSE: streams not answered 200). */
+  non2xx: number;
+  /** Connection errors + timeouts + 2xx bodies that failed verification (SSE: short or erroring streams). */
   errors: number;
+  /** CPU share the server process used during the measurement (1 = one core), when known. */
+  cpu?: number;
+  /** CPU share used meanwhile by everything but the load generator and the server under test. */
+  foreignCpu?: number;
   /** Free-form extra figures (SSE: streams/s). */
   extra?: Record<string, number>;
 }
@@ -41,7 +47,9 @@ export async function runHttp(load: HttpLoad): Promise<Measurement> {
     p50: result.latency.p50,
     p99: result.latency.p99,
     count: result.requests.total,
-    errors: result.errors + result.timeouts + result.non2xx + result.mismatches,
+    non2xx: result.non2xx,
+    // autocannon also counts non-2xx bodies as mismatches; count each bad response once.
+    errors: result.errors + result.timeouts + Math.max(0, result.mismatches - result.non2xx),
   };
 }
 
@@ -58,13 +66,22 @@ export interface SseLoad {
   lastEventMarker: string;
 }
 
-/** One SSE request read to the end; returns the `data:` payloads of its events. */
-export async function readSse(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; events: string[] }> {
+export interface SseResult {
+  status: number;
+  /** The `data:` payload of each event. */
+  events: string[];
+  /** Each event block as sent (with `id:` lines), for replaying it from the ceiling server. */
+  raw: string[];
+}
+
+/** One SSE request read to the end. */
+export async function readSse(url: string, headers: Record<string, string>, body: string, keepRaw = false): Promise<SseResult> {
   const res = await fetch(url, { method: 'POST', headers, body });
   const events: string[] = [];
-  if (!res.body) return { status: res.status, events };
+  const raw: string[] = [];
+  if (!res.body) return { status: res.status, events, raw };
   const decoder = new TextDecoder();
-  let buffer = '';
+  let buffer = ''; // both servers frame events with \n\n (no CRLF handling needed)
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true });
     let end: number;
@@ -77,9 +94,10 @@ export async function readSse(url: string, headers: Record<string, string>, body
         .map((line) => line.slice(5).trimStart())
         .join('\n');
       if (data) events.push(data);
+      if (keepRaw && data) raw.push(`${block}\n\n`);
     }
   }
-  return { status: res.status, events };
+  return { status: res.status, events, raw };
 }
 
 /** Keeps `concurrency` streams open back to back for `duration` seconds; counts events/s. */
@@ -88,6 +106,7 @@ export async function runSse(load: SseLoad): Promise<Measurement> {
   const latencies: number[] = [];
   let events = 0;
   let errors = 0;
+  let non2xx = 0;
   const worker = async (): Promise<void> => {
     while (performance.now() < deadline) {
       const start = performance.now();
@@ -95,7 +114,8 @@ export async function runSse(load: SseLoad): Promise<Measurement> {
         const r = await readSse(load.url, load.headers, load.body());
         events += r.events.length;
         const last = r.events[r.events.length - 1] ?? '';
-        const bad = r.status !== 200 || r.events.length !== load.expectedEvents || !last.includes(load.lastEventMarker) || r.events.some((e) => e.includes('"error"'));
+        if (r.status !== 200) non2xx++;
+        const bad = r.status === 200 && (r.events.length !== load.expectedEvents || !last.includes(load.lastEventMarker) || r.events.some((e) => e.includes('"error"')));
         if (bad) errors++;
       } catch {
         errors++;
@@ -113,6 +133,7 @@ export async function runSse(load: SseLoad): Promise<Measurement> {
     p50: pct(50),
     p99: pct(99),
     count: latencies.length,
+    non2xx,
     errors,
     extra: { streamsPerSec: latencies.length / seconds },
   };

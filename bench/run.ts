@@ -2,10 +2,10 @@
  * `npm run bench`: our server vs the official @a2a-js/sdk server vs a bare node:http "ceiling",
  * each in its own child process, loaded from this process (autocannon / an SSE fetch loop).
  *
- *   npx tsx bench/run.ts [--duration 5] [--quick] [--connections 64] [--rows 1,2,5]
+ *   npx tsx bench/run.ts [--duration 5] [--quick] [--connections 64] [--rows 1,2,5] [--retries 2] [--cpu-prof]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -19,6 +19,8 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     connections: { type: 'string', default: '64' },
     rows: { type: 'string' },
+    'cpu-prof': { type: 'boolean', default: false },
+    retries: { type: 'string', default: '2' },
   },
 });
 const DURATION = args.quick ? 2 : Number(args.duration);
@@ -26,6 +28,10 @@ const WARMUP = 1;
 const CONNECTIONS = Number(args.connections);
 const STREAMS = 32;
 const STREAM_EVENTS = 13;
+const SETTLE_MS = 750;
+/** Share of a core used by unrelated processes above which a measurement is flagged. */
+const NOISY = 0.15;
+const RETRIES = Number(args.retries);
 
 type Name = 'ours' | 'sdk' | 'ceiling';
 interface Target {
@@ -38,7 +44,9 @@ interface Target {
 // ---- servers -------------------------------------------------------------------------------
 
 const children: ChildProcess[] = [];
+let shuttingDown = false;
 function killAll(): void {
+  shuttingDown = true;
   for (const c of children) if (c.exitCode === null) c.kill();
 }
 process.on('exit', killAll);
@@ -48,7 +56,8 @@ process.on('SIGINT', () => {
 });
 
 function start(name: Name): Promise<Target> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `bench/servers/${name}.ts`], {
+  const prof = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=bench/results/profiles/${name}`] : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', `bench/servers/${name}.ts`], {
     cwd: root,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -65,7 +74,7 @@ function start(name: Name): Promise<Target> {
       child.removeAllListeners('exit');
       child.once('exit', (code) => {
         target.exited = true;
-        console.error(`!! ${name} server exited (code ${code})`);
+        if (!shuttingDown) console.error(`!! ${name} server exited (code ${code})`);
       });
       resolve(target);
     });
@@ -175,10 +184,10 @@ async function sample(row: Row, t: Target, taskId: string): Promise<Canned> {
   const url = endpointOf(row, t);
   const body = row.body(crypto.randomUUID(), taskId);
   if (row.sse) {
-    const { status, events } = await readSse(url, row.headers, body);
+    const { status, events, raw } = await readSse(url, row.headers, body, true);
     const problem = status !== 200 ? `HTTP ${status}` : row.check(events.map((e) => JSON.parse(e)), taskId);
     if (problem) throw new Error(`${t.name} / ${row.title}: ${problem}`);
-    return { contentType: 'text/event-stream', sse: events.map((e) => `data: ${e}\n\n`) };
+    return { contentType: 'text/event-stream', sse: raw };
   }
   const res = await fetch(url, { method: 'POST', headers: row.headers, body });
   const text = await res.text();
@@ -225,42 +234,110 @@ async function measure(row: Row, t: Target, taskId: string, duration: number): P
   });
 }
 
+/** CPU seconds used so far by a process (Linux /proc; undefined elsewhere). */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, USER_HZ = 100
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds the whole machine spent busy (all cores, incl. steal), from /proc/stat. */
+function machineBusySeconds(): number | undefined {
+  try {
+    const [, ...fields] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/);
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields.map(Number);
+    return (user + nice + system + irq + softirq + steal) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs `fn` and reports the CPU share (1.0 = one full core) each server process used meanwhile,
+ * and `foreign`: what everything else on the machine used besides this process and the servers.
+ */
+async function withCpu<T>(targets: Target[], fn: () => Promise<T>): Promise<{ value: T; cpu: Partial<Record<Name | 'foreign', number>> }> {
+  const before = targets.map((t) => cpuSeconds(t.child.pid));
+  const machineBefore = machineBusySeconds();
+  const selfBefore = process.cpuUsage();
+  const started = performance.now();
+  const value = await fn();
+  const wall = (performance.now() - started) / 1000;
+  const self = process.cpuUsage(selfBefore);
+  const machineAfter = machineBusySeconds();
+  const cpu: Partial<Record<Name | 'foreign', number>> = {};
+  let servers = 0;
+  targets.forEach((t, i) => {
+    const a = before[i];
+    const b = cpuSeconds(t.child.pid);
+    if (a !== undefined && b !== undefined) {
+      cpu[t.name] = (b - a) / wall;
+      servers += b - a;
+    }
+  });
+  if (machineBefore !== undefined && machineAfter !== undefined) {
+    const mine = (self.user + self.system) / 1e6 + servers;
+    cpu.foreign = Math.max(0, (machineAfter - machineBefore - mine) / wall);
+  }
+  return { value, cpu };
+}
+
+/** Lets the previous server finish its after-load work (GC, cleanup) so it doesn't steal CPU. */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+
 // ---- report --------------------------------------------------------------------------------
 
 interface RowResult {
+  /** 1-based row number in ROWS. */
+  index: number;
   row: string;
   title: string;
   unit: 'req/s' | 'events/s';
   results: Partial<Record<Name, Measurement>>;
   oursOverSdk?: number;
   oursOverCeiling?: number;
+  /** The same ratios on rate per server core (rate / srv cpu): steadier on a busy machine. */
+  oursOverSdkPerCore?: number;
+  oursOverCeilingPerCore?: number;
 }
+
+/** Rate per core the server used: how much work one core does, whatever the machine load. */
+const perCore = (m: Measurement | undefined): number => (m?.cpu ? m.rps / m.cpu : NaN);
 
 const fmt = (n: number | undefined, digits = 0): string => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits));
 
 function table(rows: RowResult[]): string {
-  const head = ['#', 'row', 'server', 'rate', 'p50 ms', 'p99 ms', 'errors', 'ours/SDK', 'ours/ceiling'];
+  const head = ['#', 'row', 'server', 'rate', 'p50 ms', 'p99 ms', 'srv cpu', 'rate/core', 'non-2xx', 'errors', 'ours/SDK', '(per core)', 'ours/ceiling', '(per core)'];
   const lines: string[][] = [head];
-  rows.forEach((r, i) => {
+  rows.forEach((r) => {
     for (const name of ['ours', 'sdk', 'ceiling'] as const) {
       const m = r.results[name];
       if (!m) continue;
       const first = name === 'ours' || (name === 'sdk' && !r.results.ours);
       lines.push([
-        first ? String(i + 1) : '',
+        first ? String(r.index) : '',
         first ? r.title : '',
         name,
         `${fmt(m.rps)} ${r.unit}`,
-        fmt(m.p50, 2),
-        fmt(m.p99, 2),
+        fmt(m.p50, 1),
+        fmt(m.p99, 1),
+        m.cpu === undefined ? '-' : `${fmt(m.cpu * 100)}%`,
+        fmt(perCore(m)),
+        String(m.non2xx),
         String(m.errors),
         name === 'ours' ? `${fmt(r.oursOverSdk, 2)}x` : '',
+        name === 'ours' ? `${fmt(r.oursOverSdkPerCore, 2)}x` : '',
         name === 'ours' ? fmt(r.oursOverCeiling, 2) : '',
+        name === 'ours' ? fmt(r.oursOverCeilingPerCore, 2) : '',
       ]);
     }
   });
   const widths = head.map((_, c) => Math.max(...lines.map((l) => (l[c] ?? '').length)));
-  const right = new Set([3, 4, 5, 6, 7, 8]);
+  const right = new Set([3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
   const render = (l: string[]) => l.map((cell, c) => (right.has(c) ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0))).join('  ');
   return [render(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1).map(render)].join('\n');
 }
@@ -292,21 +369,39 @@ async function main(): Promise<void> {
 
   const report: RowResult[] = [];
   const failures: string[] = [];
+  const noisy = new Set<string>();
   for (const row of selected) {
-    const result: RowResult = { row: row.key, title: row.title, unit: row.sse ? 'events/s' : 'req/s', results: {} };
+    const result: RowResult = { index: ROWS.indexOf(row) + 1, row: row.key, title: row.title, unit: row.sse ? 'events/s' : 'req/s', results: {} };
     for (const t of targets) {
-      const warm = await measure(row, t, taskIds[t.name]!, WARMUP);
-      const m = await measure(row, t, taskIds[t.name]!, DURATION);
-      if (t.exited) throw new Error(`${t.name} server died during "${row.title}"`);
-      const errors = warm.errors + m.errors;
-      if (errors > 0) failures.push(`${t.name} / ${row.title}: ${errors} errors (warm-up ${warm.errors}, measured ${m.errors} of ${m.count})`);
+      // On a shared machine, retry a measurement disturbed by other processes; keep the calmest.
+      let m: Measurement | undefined;
+      for (let attempt = 0; attempt <= RETRIES; attempt++) {
+        await settle();
+        const warm = await measure(row, t, taskIds[t.name]!, WARMUP);
+        const { value, cpu } = await withCpu(targets, () => measure(row, t, taskIds[t.name]!, DURATION));
+        value.cpu = cpu[t.name];
+        // Everything but the load generator and the server under test, idle benchmark servers included.
+        value.foreignCpu = targets.reduce((sum, o) => sum + (o === t ? 0 : (cpu[o.name] ?? 0)), cpu.foreign ?? 0);
+        if (t.exited) throw new Error(`${t.name} server died during "${row.title}"`);
+        const bad = warm.errors + warm.non2xx + value.errors + value.non2xx;
+        if (bad > 0) {
+          failures.push(`${t.name} / ${row.title}: warm-up ${warm.non2xx} non-2xx + ${warm.errors} errors; measured ${value.non2xx} non-2xx + ${value.errors} errors of ${value.count}`);
+        }
+        if (!m || (value.foreignCpu ?? 0) < (m.foreignCpu ?? 0)) m = value;
+        if ((value.foreignCpu ?? 0) <= NOISY) break;
+        console.error(`  !! ${t.name}: other processes used ${fmt((value.foreignCpu ?? 0) * 100)}% CPU meanwhile${attempt < RETRIES ? ', measuring again' : ''}`);
+      }
+      if (!m) throw new Error('unreachable');
+      if ((m.foreignCpu ?? 0) > NOISY) noisy.add(`${t.name} / ${row.title} (${fmt((m.foreignCpu ?? 0) * 100)}% foreign CPU)`);
       result.results[t.name] = m;
-      console.error(`  ${row.title.padEnd(48)} ${t.name.padEnd(8)} ${fmt(m.rps).padStart(7)} ${result.unit}  p50 ${fmt(m.p50, 2)} ms  p99 ${fmt(m.p99, 2)} ms  errors ${m.errors}`);
+      console.error(`  ${row.title.padEnd(48)} ${t.name.padEnd(8)} ${fmt(m.rps).padStart(7)} ${result.unit}  p50 ${fmt(m.p50, 1)} ms  p99 ${fmt(m.p99, 1)} ms  cpu ${fmt((m.cpu ?? NaN) * 100)}%  non-2xx ${m.non2xx}  errors ${m.errors}`);
     }
     const o = result.results.ours?.rps;
     if (o !== undefined) {
       result.oursOverSdk = o / (result.results.sdk?.rps ?? NaN);
       result.oursOverCeiling = o / (result.results.ceiling?.rps ?? NaN);
+      result.oursOverSdkPerCore = perCore(result.results.ours) / perCore(result.results.sdk);
+      result.oursOverCeilingPerCore = perCore(result.results.ours) / perCore(result.results.ceiling);
     }
     report.push(result);
   }
@@ -326,8 +421,12 @@ async function main(): Promise<void> {
     oursAvailable,
     rows: report,
     failures,
+    noisy: [...noisy],
   };
   writeFileSync(`${root}bench/results/latest.json`, `${JSON.stringify(json, null, 2)}\n`);
+  if (noisy.size > 0) {
+    console.log(`\nWARNING: other processes used more than ${NOISY * 100}% of a core during ${noisy.size} measurement(s); rerun on an idle machine:\n  ${[...noisy].join('\n  ')}`);
+  }
   console.log('\nwritten to bench/results/latest.json');
   if (failures.length > 0) {
     console.error(`\nFAILED: servers answered errors under load:\n  ${failures.join('\n  ')}`);

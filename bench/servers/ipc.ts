@@ -18,6 +18,7 @@ export function reportReady(msg: Omit<Ready, 'type'>): void {
 /** Exit when the parent goes away (IPC closed) so no server outlives the run. */
 export function exitWithParent(close: () => Promise<void> | void): void {
   const stop = async (): Promise<void> => {
+    setTimeout(() => process.exit(0), 2000).unref();
     try {
       await close();
     } finally {

@@ -1,2 +1,4 @@
 export { serve } from './serve.js';
 export type { ServeOptions, RunningServer } from './serve.js';
+export { serveAgent } from './serveAgent.js';
+export type { ServeAgentOptions, RunningAgent } from './serveAgent.js';

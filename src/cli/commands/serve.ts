@@ -1,9 +1,8 @@
 /** `a2a serve`: run an agent over JSON-RPC and HTTP+JSON, with the card at the well-known path. */
 import { parseArgs } from 'node:util';
-import { createA2AHandler, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH } from '../../server/createA2AHandler.js';
-import { withInterfaces } from '../../server/agentDefinition.js';
+import { DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH } from '../../server/createA2AHandler.js';
 import { AGENT_CARD_PATH } from '../../server/agentCardRoute.js';
-import { serve } from '../../node/serve.js';
+import { serveAgent } from '../../node/serveAgent.js';
 import { loadAgent } from '../agents/load.js';
 
 export const serveHelp = `Usage: a2a serve [options]
@@ -50,33 +49,26 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (maxBody !== undefined && (!Number.isInteger(maxBody) || maxBody < 1)) throw new UsageError('--max-body must be a positive integer');
   const agent = await loadAgent(values.agent);
 
-  // The card needs the final port, so bind first with a placeholder handler, then install it.
-  const ref: { handler?: ReturnType<typeof createA2AHandler> } = {};
-  const server = await serve(
-    {
-      handle: (req) => (ref.handler as NonNullable<typeof ref.handler>).handle(req),
-      get requestHandler() {
-        return ref.handler?.requestHandler;
-      },
+  const running = await serveAgent({
+    agent,
+    port,
+    host: values.host,
+    ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
+    onError: (e) => console.error('a2a serve: internal error:', e),
+    handler: {
+      ...(maxBody ? { maxBodyBytes: maxBody } : {}),
+      onError: (e) => console.error('a2a serve: agent error:', e instanceof Error ? e.message : e),
     },
-    { port, host: values.host, onError: (e) => console.error('a2a serve: internal error:', e) },
-  );
-  const loopback = ['127.0.0.1', '::1', 'localhost'].includes(values.host);
-  const baseUrl = values['public-url'] ?? `http://${loopback ? 'localhost' : bracket(values.host)}:${server.port}`;
-  const urls = { httpBaseUrl: baseUrl, jsonRpcPath: DEFAULT_JSONRPC_PATH, restPath: DEFAULT_REST_PATH };
-  const card = withInterfaces(agent.card, urls);
-  ref.handler = createA2AHandler({
-    agentCard: card,
-    executor: agent.executor,
-    ...(agent.extendedCard ? { extendedAgentCard: withInterfaces(agent.extendedCard, urls) } : {}),
-    ...(maxBody ? { maxBodyBytes: maxBody } : {}),
-    onError: (e) => console.error('a2a serve: agent error:', e instanceof Error ? e.message : e),
   });
+  const card = running.agentCard;
+  const baseUrl = running.baseUrl;
   const out = {
     card: baseUrl.replace(/\/$/, '') + AGENT_CARD_PATH,
     jsonrpc: card.supportedInterfaces[0]?.url,
     rest: card.supportedInterfaces[1]?.url,
     agent: card.name,
+    /** Where the listener actually is (differs from the card with --public-url). */
+    listening: running.url,
   };
   if (values.json) {
     process.stdout.write(`${JSON.stringify(out)}\n`);
@@ -94,12 +86,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  await server.close();
+  await running.close();
   return 0;
-}
-
-function bracket(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 export class UsageError extends Error {}
