@@ -43,7 +43,9 @@ export class BindingContext {
   }
 
   callContext(req: HttpRequest): CallContext {
-    const protocolVersion = negotiateVersion(req.header('a2a-version'), req.query.get(VERSION_HEADER), this.supportedVersions);
+    const header = req.header('a2a-version');
+    // The query string is parsed only when the header is absent (VER-03).
+    const protocolVersion = negotiateVersion(header, header ? undefined : req.query.get(VERSION_HEADER), this.supportedVersions);
     const ctx: CallContext = {
       protocolVersion,
       requestedExtensions: parseExtensions(req.header('a2a-extensions')),

@@ -209,7 +209,6 @@ async function writeResponse(exchange: Exchange, out: HttpResponse, streams: Map
     return;
   }
   res.writeHead(out.status, out.headers);
-  res.flushHeaders();
   const iterator = body[Symbol.asyncIterator]();
   // Stopping a stream aborts the request signal (which wakes a producer waiting for events)
   // and ends the iterator, so its subscriptions are released at once (R8).
@@ -224,7 +223,15 @@ async function writeResponse(exchange: Exchange, out: HttpResponse, streams: Map
     for (;;) {
       const { done, value } = await iterator.next();
       if (done || res.destroyed || res.writableEnded) break;
-      if (!res.write(value)) await drainOrClose(res);
+      // Events ready in the same turn of the event loop leave in one write (headers included).
+      if (!res.writableCorked) {
+        res.cork();
+        setImmediate(() => res.uncork());
+      }
+      if (!res.write(value)) {
+        res.uncork();
+        await drainOrClose(res);
+      }
     }
   } finally {
     res.off('close', stop);

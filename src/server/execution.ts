@@ -27,8 +27,16 @@ export interface ExecutionInput {
   onError?: (error: unknown) => void;
 }
 
+let lastMs = 0;
+let lastIso = '';
+/** ISO timestamp with millisecond precision, formatted at most once per millisecond. */
 function now(): string {
-  return new Date().toISOString();
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }
 
 export class Execution implements TaskUpdater {

@@ -57,16 +57,13 @@ export class TaskWriter {
 
   private async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.locks.get(key);
+    // Waiters chain on `run` with (fn, fn), so a rejected run never blocks the next one.
     const run = previous ? previous.then(fn, fn) : fn();
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.locks.set(key, settled);
+    this.locks.set(key, run);
     try {
       return await run;
     } finally {
-      if (this.locks.get(key) === settled) this.locks.delete(key);
+      if (this.locks.get(key) === run) this.locks.delete(key);
     }
   }
 }

@@ -27,31 +27,30 @@ export function sseEvent(data: string, id?: number): string {
 export async function* sseBody(items: AsyncIterable<StreamItem>, options: SseOptions): AsyncGenerator<string> {
   const iterator = items[Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<StreamItem>> | undefined;
+  // One timer per stream, pushed back after every event (cheaper than a timer per event).
+  let beat!: () => void;
+  let heartbeat = new Promise<'heartbeat'>((resolve) => (beat = () => resolve('heartbeat')));
+  const timer = setTimeout(() => beat(), options.heartbeatMs);
   try {
     for (;;) {
       pending ??= iterator.next();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const heartbeat = new Promise<'heartbeat'>((resolve) => {
-        timer = setTimeout(() => resolve('heartbeat'), options.heartbeatMs);
-      });
-      let result: IteratorResult<StreamItem> | 'heartbeat';
-      try {
-        result = await Promise.race([pending, heartbeat]);
-      } finally {
-        clearTimeout(timer);
-      }
+      const result = await Promise.race([pending, heartbeat]);
       if (result === 'heartbeat') {
+        heartbeat = new Promise<'heartbeat'>((resolve) => (beat = () => resolve('heartbeat')));
+        timer.refresh();
         yield ': keep-alive\n\n';
         continue;
       }
       pending = undefined;
       if (result.done) return;
+      timer.refresh();
       yield sseEvent(options.data(result.value), result.value.seq);
     }
   } catch (error) {
     // `event: error` marks it for clients that dispatch on event type (the official SDK does).
     yield `event: error\n${sseEvent(options.error(error))}`;
   } finally {
+    clearTimeout(timer);
     // Stop the producer (frees its bus subscription) without waiting on a pending next().
     void iterator.return?.();
   }

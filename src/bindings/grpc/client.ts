@@ -1,0 +1,297 @@
+/**
+ * gRPC binding, client side: a Transport (src/client/transport.ts) that sends each operation to
+ * `/lf.a2a.v1.A2AService/<Rpc>` on the interface's `host:port` (GRPC-06), with the request's
+ * service parameters and credentials as metadata (GRPC-02). Requests and responses are the same
+ * wire JSON as on the other transports; protobuf-es converts at the edge. Errors come back as
+ * the typed A2AErrors named by ErrorInfo (ERR-08) or as A2AClientErrors. Node only.
+ */
+import { Client, Metadata, credentials as grpcCredentials, type ChannelCredentials, type ChannelOptions, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import { A2AClientError } from '../../client/errors.js';
+import { Deadline } from '../../client/signals.js';
+import type { StreamItem, Transport, TransportCall, TransportFactory } from '../../client/transport.js';
+import { InvalidParamsError, type A2AError } from '../../protocol/errors.js';
+import { PROTOCOL_VERSION } from '../../protocol/serviceParams.js';
+import type {
+  OperationName,
+  OperationRequests,
+  OperationResponses,
+  StreamResponse,
+  StreamingOperationName,
+  UnaryOperationName,
+} from '../../protocol/types.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHOD_BY_OP, asBuffer, decodeBinary, jsonToBinary, responseToJson, type GrpcMethod } from './codec.js';
+import { fromGrpcError } from './errors.js';
+
+export interface GrpcTransportOptions {
+  /**
+   * Plaintext or TLS. Default: plaintext (h2c) for loopback addresses, TLS with the system's
+   * roots for anything else (GRPC-01). `{ ca }` trusts these PEM roots; `{ cert, key }` adds a
+   * client certificate (mTLS).
+   */
+  tls?: boolean | { ca?: string | Uint8Array; cert?: string | Uint8Array; key?: string | Uint8Array };
+  /** Channel credentials, overriding `tls`. */
+  credentials?: ChannelCredentials;
+  /** Largest response message accepted (default 4 MiB). */
+  maxMessageBytes?: number;
+  /** Further grpc-js channel options. */
+  channelOptions?: ChannelOptions;
+}
+
+/** HTTP-only headers that have no meaning as gRPC metadata (or that gRPC sets itself). */
+const NOT_METADATA = new Set(['accept', 'content-type', 'content-length', 'host', 'connection', 'te', 'user-agent', 'transfer-encoding', 'keep-alive']);
+
+const identity = (value: Buffer): Buffer => value;
+
+function toBuffer(value: string | Uint8Array): Buffer {
+  return typeof value === 'string' ? Buffer.from(value) : asBuffer(value);
+}
+
+function isLoopback(address: string): boolean {
+  const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function channelCredentials(address: string, options: GrpcTransportOptions): ChannelCredentials {
+  if (options.credentials) return options.credentials;
+  const tls = options.tls ?? !isLoopback(address);
+  if (tls === false) return grpcCredentials.createInsecure();
+  if (tls === true) return grpcCredentials.createSsl();
+  return grpcCredentials.createSsl(
+    tls.ca === undefined ? null : toBuffer(tls.ca),
+    tls.key === undefined ? null : toBuffer(tls.key),
+    tls.cert === undefined ? null : toBuffer(tls.cert),
+  );
+}
+
+/** Service parameters, credentials and caller headers → metadata (keys arrive lowercased). */
+function metadataOf(headers: Headers): Metadata {
+  const metadata = new Metadata();
+  headers.forEach((value, name) => {
+    if (NOT_METADATA.has(name) || name.startsWith('grpc-') || name.endsWith('-bin')) return;
+    metadata.set(name, value);
+  });
+  return metadata;
+}
+
+function methodOf(op: OperationName): GrpcMethod {
+  const method = GRPC_METHOD_BY_OP.get(op);
+  if (!method) throw new A2AClientError('INVALID_RESPONSE', `No gRPC method for ${op}`);
+  return method;
+}
+
+/** The request as protobuf: a request JSON that does not fit the proto never leaves the client. */
+function encodeRequest(method: GrpcMethod, request: unknown): Buffer {
+  try {
+    return asBuffer(jsonToBinary(method.input, request));
+  } catch (error) {
+    throw new InvalidParamsError(`Invalid ${method.rpc} request: ${error instanceof Error ? error.message.slice(0, 200) : 'cannot encode'}`, {
+      cause: error,
+    });
+  }
+}
+
+/** A response message → wire JSON; anything unreadable is the agent's fault (INVALID_RESPONSE). */
+function decodeResponse<T>(desc: GrpcMethod['output'], bytes: Buffer): T {
+  try {
+    return responseToJson(desc, decodeBinary(desc, bytes)) as T;
+  } catch (error) {
+    throw new A2AClientError('INVALID_RESPONSE', `The agent sent a response that is not a valid ${desc.typeName}`, { cause: error });
+  }
+}
+
+function failure(error: ServiceError, signal: AbortSignal): A2AError | A2AClientError {
+  // The client's Deadline turns ABORTED into TIMEOUT when its own timer fired.
+  if (signal.aborted) return new A2AClientError('ABORTED', 'The call was aborted', { cause: signal.reason ?? error });
+  return fromGrpcError(error);
+}
+
+class GrpcTransport implements Transport {
+  constructor(private readonly client: Client) {}
+
+  unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
+    const method = methodOf(call.op);
+    const request = encodeRequest(method, call.request);
+    return new Promise((resolve, reject) => {
+      if (call.signal.aborted) return reject(new A2AClientError('ABORTED', 'The call was aborted', { cause: call.signal.reason }));
+      const onAbort = (): void => pending.cancel();
+      const pending = this.client.makeUnaryRequest<Buffer, Buffer>(method.path, identity, identity, request, metadataOf(call.headers), {}, (error, value) => {
+        call.signal.removeEventListener('abort', onAbort);
+        if (error) return reject(failure(error, call.signal));
+        try {
+          resolve(decodeResponse<OperationResponses[K]>(method.output, value ?? Buffer.alloc(0)));
+        } catch (e) {
+          reject(e);
+        }
+      });
+      call.signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
+    const method = methodOf(call.op);
+    const request = encodeRequest(method, call.request);
+    if (call.signal.aborted) throw new A2AClientError('ABORTED', 'The call was aborted', { cause: call.signal.reason });
+    const stream = this.client.makeServerStreamRequest<Buffer, Buffer>(method.path, identity, identity, request, metadataOf(call.headers), {});
+    const state: { error?: ServiceError } = {};
+    // Always listen: an 'error' nobody listens to would crash the process.
+    stream.on('error', (error: ServiceError) => (state.error = error));
+    const onAbort = (): void => stream.cancel();
+    call.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      // STREAM-12: the stream is open once the server sends its headers (with the first event,
+      // whose id they carry); an error before that rejects here.
+      const headers = await new Promise<Metadata | undefined>((resolve, reject) => {
+        stream.once('metadata', resolve);
+        stream.once('error', (error: ServiceError) => reject(failure(error, call.signal)));
+        stream.once('end', () => resolve(undefined));
+      });
+      const first = Number(headers?.get(FIRST_EVENT_ID_KEY)[0] ?? Number.NaN);
+      return readEvents(stream, { method, signal: call.signal, firstId: Number.isInteger(first) ? first : undefined, state, onAbort });
+    } catch (error) {
+      call.signal.removeEventListener('abort', onAbort);
+      stream.cancel();
+      throw error;
+    }
+  }
+}
+
+async function* readEvents(
+  stream: ClientReadableStream<Buffer>,
+  ctx: { method: GrpcMethod; signal: AbortSignal; firstId: number | undefined; state: { error?: ServiceError }; onAbort: () => void },
+): AsyncGenerator<StreamItem> {
+  let index = 0;
+  try {
+    for await (const chunk of stream) {
+      const event = decodeResponse<StreamResponse>(ctx.method.output, chunk as Buffer);
+      yield ctx.firstId === undefined ? { event } : { event, id: String(ctx.firstId + index) };
+      index++;
+    }
+  } catch (error) {
+    const e = ctx.state.error ?? (error as ServiceError);
+    throw typeof e === 'object' && e !== null && 'code' in e ? failure(e, ctx.signal) : error;
+  } finally {
+    ctx.signal.removeEventListener('abort', ctx.onAbort);
+    // The consumer stopped early: tell the server, which frees the subscription (R8).
+    stream.cancel();
+  }
+}
+
+export interface GrpcTransportFactory extends TransportFactory {
+  readonly binding: 'GRPC';
+  /** Closes every channel this factory opened. */
+  close(): void;
+}
+
+/**
+ * The gRPC TransportFactory for the client: `createClient({ transports: [grpcTransport()] })`.
+ * One channel (HTTP/2 connection) per address, shared by every call.
+ */
+export function grpcTransport(options: GrpcTransportOptions = {}): GrpcTransportFactory {
+  const clients = new Map<string, Client>();
+  return {
+    binding: 'GRPC',
+    create(agentInterface) {
+      const address = agentInterface.url.replace(/^(grpcs?|https?):\/\//, '').replace(/\/$/, '');
+      let client = clients.get(address);
+      if (!client) {
+        client = new Client(address, channelCredentials(address, options), {
+          'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+          ...options.channelOptions,
+        });
+        clients.set(address, client);
+      }
+      return new GrpcTransport(client);
+    },
+    close() {
+      for (const client of clients.values()) client.close();
+      clients.clear();
+    },
+  };
+}
+
+export interface GrpcCallOptions {
+  /** Extra metadata for this call (e.g. authorization). */
+  metadata?: Record<string, string>;
+  /** A2A-Extensions to activate. */
+  extensions?: readonly string[];
+  signal?: AbortSignal;
+  /** Bounds the call (for a stream: until it opens). */
+  timeoutMs?: number;
+}
+
+export interface GrpcStreamOptions extends GrpcCallOptions {
+  /** Resume a SubscribeToTask after this event id (as SSE Last-Event-ID, R7). */
+  lastEventId?: number;
+}
+
+type UnaryMethods = {
+  [K in UnaryOperationName]: (request: OperationRequests[K], options?: GrpcCallOptions) => Promise<OperationResponses[K]>;
+};
+type StreamMethods = {
+  [K in StreamingOperationName]: (request: OperationRequests[K], options?: GrpcStreamOptions) => AsyncIterable<StreamResponse>;
+};
+
+/** The eleven operations as methods over one gRPC channel, for callers without an Agent Card. */
+export type GrpcClient = UnaryMethods & StreamMethods & { close(): void };
+
+export interface GrpcClientOptions extends GrpcTransportOptions {
+  /** Protocol version sent as a2a-version (VER-02; default 1.0). */
+  protocolVersion?: string;
+  /** Metadata sent with every call. */
+  metadata?: Record<string, string>;
+}
+
+/** A client for the agent at `address` (`host:port`, the card's GRPC interface url). */
+export function createGrpcClient(address: string, options: GrpcClientOptions = {}): GrpcClient {
+  const factory = grpcTransport(options);
+  const version = options.protocolVersion ?? PROTOCOL_VERSION;
+  const transport = factory.create({ url: address, protocolBinding: 'GRPC', protocolVersion: version }, { fetch });
+  const callOf = <K extends OperationName>(op: K, request: OperationRequests[K], opts: GrpcStreamOptions & { signal: AbortSignal }): TransportCall<K> => {
+    const headers = new Headers({ 'a2a-version': version, ...options.metadata, ...opts.metadata });
+    if (opts.extensions?.length) headers.set('a2a-extensions', opts.extensions.join(', '));
+    if (opts.lastEventId !== undefined) headers.set('last-event-id', String(opts.lastEventId));
+    return { op, request, headers, query: new URLSearchParams(), signal: opts.signal };
+  };
+  const unary =
+    <K extends UnaryOperationName>(op: K) =>
+    async (request: OperationRequests[K], opts: GrpcCallOptions = {}): Promise<OperationResponses[K]> => {
+      const deadline = new Deadline(opts.signal, opts.timeoutMs);
+      try {
+        return await transport.unary(callOf(op, request, { ...opts, signal: deadline.signal }));
+      } catch (error) {
+        throw deadline.wrap(error);
+      } finally {
+        deadline.dispose();
+      }
+    };
+  const streaming =
+    <K extends StreamingOperationName>(op: K) =>
+    (request: OperationRequests[K], opts: GrpcStreamOptions = {}): AsyncIterable<StreamResponse> => ({
+      async *[Symbol.asyncIterator]() {
+        const deadline = new Deadline(opts.signal, opts.timeoutMs);
+        try {
+          const items = await transport.stream(callOf(op, request, { ...opts, signal: deadline.signal }));
+          deadline.stopTimer();
+          for await (const item of items) yield item.event;
+        } catch (error) {
+          throw deadline.wrap(error);
+        } finally {
+          deadline.dispose();
+        }
+      },
+    });
+  return {
+    sendMessage: unary('sendMessage'),
+    sendStreamingMessage: streaming('sendStreamingMessage'),
+    getTask: unary('getTask'),
+    listTasks: unary('listTasks'),
+    cancelTask: unary('cancelTask'),
+    subscribeToTask: streaming('subscribeToTask'),
+    createTaskPushNotificationConfig: unary('createTaskPushNotificationConfig'),
+    getTaskPushNotificationConfig: unary('getTaskPushNotificationConfig'),
+    listTaskPushNotificationConfigs: unary('listTaskPushNotificationConfigs'),
+    deleteTaskPushNotificationConfig: unary('deleteTaskPushNotificationConfig'),
+    getExtendedAgentCard: unary('getExtendedAgentCard'),
+    close: () => factory.close(),
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * gRPC errors (§10.6, GRPC-03): the status code from ERROR_TABLE, the message as grpc-message,
+ * and a `google.rpc.Status` {code, message, details} in the `grpc-status-details-bin` trailer
+ * whose details are the same ErrorInfo / BadRequest objects the other bindings carry, packed
+ * as google.protobuf.Any. The client side turns them back into the typed A2AError classes.
+ */
+import { createRegistry, fromBinary, fromJson, toBinary, toJson, type JsonValue } from '@bufbuild/protobuf';
+import { AnySchema } from '@bufbuild/protobuf/wkt';
+import { Metadata, type ServiceError } from '@grpc/grpc-js';
+import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
+import { StatusSchema } from '../../gen/google/rpc/status_pb.js';
+import { toA2AError, type A2AError, type A2AErrorReason } from '../../protocol/errors.js';
+import { ERROR_TABLE, GRPC_STATUS_CODES, errorDetails, errorFromDetails, type GrpcStatusName } from '../../protocol/errorTable.js';
+import { A2AClientError } from '../../client/errors.js';
+import { asBuffer } from './codec.js';
+
+/** Trailing metadata key of the binary google.rpc.Status. */
+export const STATUS_DETAILS_KEY = 'grpc-status-details-bin';
+
+/** Resolves the `@type` of the details (ProtoJSON Any form) to the generated schemas. */
+const DETAILS_REGISTRY = createRegistry(ErrorInfoSchema, BadRequestSchema);
+
+const STATUS_NAMES = new Map<number, GrpcStatusName>(
+  (Object.entries(GRPC_STATUS_CODES) as [GrpcStatusName, number][]).map(([name, code]) => [code, name]),
+);
+
+export function grpcStatusName(code: number): GrpcStatusName {
+  return STATUS_NAMES.get(code) ?? 'UNKNOWN';
+}
+
+/** What a grpc-js handler passes to its callback (or emits on a stream) to fail a call. */
+export interface GrpcErrorStatus {
+  code: number;
+  details: string;
+  metadata: Metadata;
+}
+
+/** The binary google.rpc.Status for an error: code, message, ErrorInfo (+ BadRequest). */
+export function encodeStatus(error: A2AError): Uint8Array {
+  const code = GRPC_STATUS_CODES[ERROR_TABLE[error.reason].grpcStatus];
+  const json = { code, message: error.message, details: errorDetails(error) as JsonValue[] };
+  return toBinary(StatusSchema, fromJson(StatusSchema, json, { registry: DETAILS_REGISTRY }));
+}
+
+/** Server side: anything thrown → the status a grpc-js handler reports. */
+export function toGrpcError(error: unknown): GrpcErrorStatus {
+  const e = toA2AError(error);
+  const metadata = new Metadata();
+  metadata.set(STATUS_DETAILS_KEY, asBuffer(encodeStatus(e)));
+  return { code: GRPC_STATUS_CODES[ERROR_TABLE[e.reason].grpcStatus], details: e.message, metadata };
+}
+
+export interface DecodedStatus {
+  code: number;
+  message: string;
+  /** ProtoJSON Any objects, each with `@type` (unknown detail types keep only `@type`). */
+  details: Record<string, unknown>[];
+}
+
+/** Decodes a `grpc-status-details-bin` value; undefined when it is not a google.rpc.Status. */
+export function decodeStatus(bytes: Uint8Array): DecodedStatus | undefined {
+  let status;
+  try {
+    status = fromBinary(StatusSchema, bytes);
+  } catch {
+    return undefined;
+  }
+  const details = status.details.map((any) => {
+    try {
+      return toJson(AnySchema, any, { registry: DETAILS_REGISTRY }) as Record<string, unknown>;
+    } catch {
+      // A detail type we do not know (DebugInfo, RetryInfo...): keep its identity only.
+      return { '@type': any.typeUrl };
+    }
+  });
+  return { code: status.code, message: status.message, details };
+}
+
+/** Statuses that still mean something in A2A terms when a server sends no ErrorInfo. */
+const REASON_BY_STATUS: Partial<Record<GrpcStatusName, A2AErrorReason>> = {
+  INVALID_ARGUMENT: 'INVALID_PARAMS',
+  NOT_FOUND: 'TASK_NOT_FOUND',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  PERMISSION_DENIED: 'PERMISSION_DENIED',
+  RESOURCE_EXHAUSTED: 'RESOURCE_EXHAUSTED',
+  // grpc-js answers UNIMPLEMENTED for an rpc the server does not have.
+  UNIMPLEMENTED: 'METHOD_NOT_FOUND',
+  INTERNAL: 'INTERNAL',
+  UNKNOWN: 'INTERNAL',
+};
+
+function hasKnownErrorInfo(details: readonly Record<string, unknown>[]): boolean {
+  return details.some((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo' && typeof d.reason === 'string' && d.reason in ERROR_TABLE);
+}
+
+/** The status details of a failed call, decoded from its trailers (empty when absent or unreadable). */
+export function statusDetailsOf(metadata: Metadata | undefined): DecodedStatus | undefined {
+  const raw = metadata?.get(STATUS_DETAILS_KEY)[0];
+  if (raw === undefined || typeof raw === 'string') return undefined;
+  return decodeStatus(raw);
+}
+
+/**
+ * Client side: a failed call → the typed A2AError its ErrorInfo.reason names (ERR-08), else the
+ * A2AError its status implies (no ErrorInfo: a non-A2A server or a proxy), else a local
+ * A2AClientError: NETWORK (UNAVAILABLE, CANCELLED by the peer), TIMEOUT (DEADLINE_EXCEEDED) or
+ * HTTP carrying the gRPC status code.
+ */
+export function fromGrpcError(error: ServiceError): A2AError | A2AClientError {
+  const status = statusDetailsOf(error.metadata);
+  const details = status?.details ?? [];
+  const name = grpcStatusName(error.code);
+  const message = error.details || status?.message || name;
+  // grpc-js, C-core and Go say "message larger than max", Java "exceeds maximum size" (R15).
+  const tooLarge = name === 'RESOURCE_EXHAUSTED' && /larger than max|exceeds maximum size/i.test(message);
+  const fallback = tooLarge ? 'PAYLOAD_TOO_LARGE' : REASON_BY_STATUS[name];
+  if (hasKnownErrorInfo(details) || fallback !== undefined) {
+    const typed = errorFromDetails(fallback ?? 'INTERNAL', message, details);
+    Object.defineProperty(typed, 'cause', { value: error, enumerable: false, configurable: true, writable: true });
+    return typed;
+  }
+  switch (name) {
+    case 'UNAVAILABLE':
+    case 'CANCELLED':
+      return new A2AClientError('NETWORK', `gRPC ${name}: ${message}`, { cause: error, status: error.code });
+    case 'DEADLINE_EXCEEDED':
+      return new A2AClientError('TIMEOUT', `gRPC ${name}: ${message}`, { cause: error, status: error.code });
+    default:
+      return new A2AClientError('HTTP', `gRPC ${name}: ${message}`, { cause: error, status: error.code });
+  }
+}

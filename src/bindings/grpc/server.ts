@@ -1,0 +1,329 @@
+/**
+ * gRPC binding (§10): `lf.a2a.v1.A2AService` on @grpc/grpc-js, a thin codec over the same
+ * request handler as JSON-RPC and REST. Each call: service parameters from metadata (GRPC-02,
+ * negotiated exactly as over HTTP, R20) → protobuf binary → ProtoJSON → `handler.unary/stream`
+ * (which validates, once, for every binding) → ProtoJSON → binary. Errors are google.rpc.Status
+ * with ErrorInfo in `grpc-status-details-bin` (GRPC-03). Node only.
+ */
+import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type MethodDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { StreamResponseSchema } from '../../gen/a2a_pb.js';
+import { A2AError, InternalError, toA2AError } from '../../protocol/errors.js';
+import { PROTOCOL_VERSION, activatedExtensions, negotiateVersion, parseExtensions } from '../../protocol/serviceParams.js';
+import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
+import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
+import type { StreamItem } from '../../server/taskStream.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHODS, LAST_EVENT_ID_KEY, asBuffer, decodeBinary, jsonToBinary, messageToJson, type GrpcMethod } from './codec.js';
+import { toGrpcError, type GrpcErrorStatus } from './errors.js';
+
+export interface GrpcServiceOptions {
+  /** Protocol versions served (default ["1.0"]). */
+  supportedVersions?: readonly string[];
+  /** Called with internal failures (never with request secrets). */
+  onError?: (error: unknown) => void;
+}
+
+export interface GrpcService {
+  definition: ServiceDefinition;
+  implementation: UntypedServiceImplementation;
+  /** Server-streaming calls in progress (SendStreamingMessage, SubscribeToTask). */
+  readonly openStreams: number;
+  /** Ends every open stream with UNAVAILABLE so clients resubscribe elsewhere (R24). */
+  endStreams(reason?: string): void;
+}
+
+type Bytes = Buffer;
+
+const identity = (value: Bytes): Bytes => value;
+
+/** The service definition (paths, identity serializers) and its implementation over `handler`. */
+/**
+ * The request handler, or a function returning it: a host that must bind the port before it can
+ * write the card (which lists `host:port`, GRPC-06) installs the handler after listening.
+ */
+export type HandlerSource = A2ARequestHandler | (() => A2ARequestHandler);
+
+function resolver(source: HandlerSource): () => A2ARequestHandler {
+  return typeof source === 'function' ? source : () => source;
+}
+
+export function createGrpcService(source: HandlerSource, options: GrpcServiceOptions = {}): GrpcService {
+  const handler = resolver(source);
+  const supported = options.supportedVersions ?? [PROTOCOL_VERSION];
+  const report = (error: unknown): A2AError => {
+    if (!A2AError.is(error) || error.reason === 'INTERNAL') options.onError?.(error);
+    return toA2AError(error);
+  };
+  const env: CallEnv = { handler, supported, report, streams: new Set() };
+  const definition: Record<string, MethodDefinition<Bytes, Bytes>> = {};
+  const implementation: UntypedServiceImplementation = {};
+  for (const method of GRPC_METHODS) {
+    // Bytes in, bytes out: decoding happens inside the handler so that a malformed request is
+    // an INVALID_ARGUMENT with ErrorInfo rather than grpc-js's bare INTERNAL.
+    definition[method.op] = {
+      path: method.path,
+      requestStream: false,
+      responseStream: method.streaming,
+      requestSerialize: identity,
+      requestDeserialize: identity,
+      responseSerialize: identity,
+      responseDeserialize: identity,
+      originalName: method.rpc,
+    };
+    implementation[method.op] = method.streaming ? streamingCall(env, method) : unaryCall(env, method);
+  }
+  return {
+    definition,
+    implementation,
+    get openStreams() {
+      return env.streams.size;
+    },
+    endStreams(reason = 'The server is shutting down; resubscribe') {
+      for (const open of [...env.streams]) {
+        open.end?.({ code: status.UNAVAILABLE, details: reason, metadata: new Metadata() });
+        open.controller.abort();
+      }
+    },
+  };
+}
+
+interface CallEnv {
+  handler: () => A2ARequestHandler;
+  supported: readonly string[];
+  report: (error: unknown) => A2AError;
+  streams: Set<OpenStream>;
+}
+
+interface OpenStream {
+  call: ServerWritableStream<Bytes, Bytes>;
+  /** The CallContext signal: aborted on cancel, deadline or shutdown (ends the handler's stream). */
+  controller: AbortController;
+  ended: boolean;
+  end?: (status?: GrpcErrorStatus) => void;
+}
+
+/** One service parameter; repeated entries are joined with ", " as HTTP joins repeated headers. */
+function metadataValue(metadata: Metadata, key: string): string | undefined {
+  const values = metadata.get(key);
+  if (values.length === 0) return undefined;
+  return values.map((v) => (typeof v === 'string' ? v : v.toString('utf8'))).join(', ');
+}
+
+function callContext(env: CallEnv, metadata: Metadata, signal: () => AbortSignal): CallContext {
+  const ctx: CallContext = {
+    protocolVersion: negotiateVersion(metadataValue(metadata, 'a2a-version'), undefined, env.supported),
+    requestedExtensions: parseExtensions(metadataValue(metadata, 'a2a-extensions')),
+    get signal() {
+      return signal();
+    },
+  };
+  const lastEventId = metadataValue(metadata, LAST_EVENT_ID_KEY)?.trim();
+  if (lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId)) ctx.lastEventId = Number(lastEventId);
+  return ctx;
+}
+
+/** EXT-05 / B4: the negotiated version and the activated extensions, as initial metadata. */
+function responseMetadata(env: CallEnv, ctx: CallContext): Metadata {
+  const metadata = new Metadata();
+  metadata.set('a2a-version', ctx.protocolVersion);
+  const active = activatedExtensions(env.handler().agentCard, ctx.requestedExtensions);
+  if (active.length > 0) metadata.set('a2a-extensions', active.join(', '));
+  return metadata;
+}
+
+/** An AbortSignal created on first use, aborted when the client cancels or the deadline passes. */
+function lazySignal(call: { cancelled: boolean; once(event: 'cancelled', listener: () => void): unknown }): () => AbortSignal {
+  let controller: AbortController | undefined;
+  return () => {
+    if (!controller) {
+      const c = new AbortController();
+      controller = c;
+      if (call.cancelled) c.abort();
+      else call.once('cancelled', () => c.abort());
+    }
+    return controller.signal;
+  };
+}
+
+function unaryCall(env: CallEnv, method: GrpcMethod) {
+  const op = method.op as UnaryOperationName;
+  return (call: ServerUnaryCall<Bytes, Bytes>, callback: sendUnaryData<Bytes>): void => {
+    void (async () => {
+      try {
+        const ctx = callContext(env, call.metadata, lazySignal(call));
+        const params = messageToJson(method.input, decodeBinary(method.input, call.request));
+        const result = await env.handler().unary(op, params, ctx);
+        const bytes = encodeResponse(method, result);
+        call.sendMetadata(responseMetadata(env, ctx));
+        callback(null, bytes);
+      } catch (error) {
+        callback(toGrpcError(env.report(error)));
+      }
+    })();
+  };
+}
+
+function encodeResponse(method: GrpcMethod, result: unknown): Bytes {
+  try {
+    return asBuffer(jsonToBinary(method.output, result));
+  } catch (error) {
+    throw new InternalError('Internal error', { cause: error });
+  }
+}
+
+function streamingCall(env: CallEnv, method: GrpcMethod) {
+  const op = method.op as StreamingOperationName;
+  return (call: ServerWritableStream<Bytes, Bytes>): void => {
+    const open: OpenStream = { call, controller: new AbortController(), ended: false };
+    const end = (status?: GrpcErrorStatus): void => {
+      if (open.ended || call.cancelled) return;
+      open.ended = true;
+      if (status === undefined) call.end();
+      else call.emit('error', status);
+    };
+    open.end = end;
+    if (call.cancelled) return;
+    call.once('cancelled', () => open.controller.abort());
+    env.streams.add(open);
+    void (async () => {
+      try {
+        const ctx = callContext(env, call.metadata, () => open.controller.signal);
+        const params = messageToJson(method.input, decodeBinary(method.input, call.request));
+        // STREAM-12: errors found before the first event are ordinary error statuses.
+        const items = await env.handler().stream(op, params, ctx);
+        await pump(call, items, responseMetadata(env, ctx));
+        // GRPC-04: the handler's stream ended (terminal or interrupted task): status OK.
+        end();
+      } catch (error) {
+        // B9: a failure after events were sent ends the stream with the error status.
+        end(toGrpcError(env.report(error)));
+      } finally {
+        env.streams.delete(open);
+      }
+    })();
+  };
+}
+
+/**
+ * Writes the stream with backpressure (R10). Initial metadata goes out with the first event so it
+ * can carry that event's id; a client that cancels (or a deadline) aborts the CallContext signal,
+ * which ends the handler's iterable and frees its subscription (R8) — the task keeps running.
+ */
+async function pump(call: ServerWritableStream<Bytes, Bytes>, items: AsyncIterable<StreamItem>, metadata: Metadata): Promise<void> {
+  const iterator = items[Symbol.asyncIterator]();
+  let expected: number | undefined;
+  try {
+    let next = await iterator.next();
+    const firstSeq = next.done ? undefined : next.value.seq;
+    if (firstSeq !== undefined) {
+      metadata.set(FIRST_EVENT_ID_KEY, String(firstSeq));
+      expected = firstSeq;
+    }
+    call.sendMetadata(metadata);
+    for (; !next.done; next = await iterator.next()) {
+      if (call.cancelled) return;
+      const item = next.value;
+      if (expected !== undefined) {
+        if (item.seq !== expected) {
+          // Ids are first + index: a gap (events gone from the log) would mislabel the rest.
+          throw new InternalError(`Events after ${expected - 1} are no longer in the task log; resubscribe without last-event-id`);
+        }
+        expected++;
+      }
+      if (!call.write(asBuffer(jsonToBinary(StreamResponseSchema, item.event)))) await drained(call);
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+function drained(call: ServerWritableStream<Bytes, Bytes>): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      call.off('drain', done);
+      call.off('cancelled', done);
+      call.off('close', done);
+      resolve();
+    };
+    call.on('drain', done);
+    call.on('cancelled', done);
+    call.on('close', done);
+  });
+}
+
+export interface ServeGrpcOptions extends GrpcServiceOptions {
+  /** Default 0 (a free port). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Largest request message accepted (default 4 MiB; larger → RESOURCE_EXHAUSTED, R15). */
+  maxMessageBytes?: number;
+  /** Most concurrent calls per HTTP/2 connection (default unlimited). */
+  maxConcurrentStreams?: number;
+  /** PEM certificate chain and private key: serve TLS instead of plaintext h2c. */
+  tls?: { cert: string | Uint8Array; key: string | Uint8Array };
+  /** How long close() waits for running calls before cutting them (default 10 s). */
+  shutdownTimeoutMs?: number;
+  /**
+   * close() also drains the request handler: waits for running agents up to the timeout, then
+   * aborts them (default true). Turn off when the handler outlives this listener.
+   */
+  drainOnClose?: boolean;
+  /** Further grpc-js server options. */
+  serverOptions?: Record<string, unknown>;
+}
+
+export interface RunningGrpcServer {
+  /** `host:port`, the form a card's GRPC AgentInterface.url takes (GRPC-06). */
+  readonly address: string;
+  readonly port: number;
+  readonly server: Server;
+  /** Streams in progress. */
+  readonly openStreams: number;
+  close(): Promise<void>;
+}
+
+/** Listens for gRPC on its own port (plaintext h2c unless `tls` is given). */
+export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions = {}): Promise<RunningGrpcServer> {
+  const server = new Server({
+    'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    ...(options.maxConcurrentStreams ? { 'grpc.max_concurrent_streams': options.maxConcurrentStreams } : {}),
+    ...options.serverOptions,
+  });
+  const service = createGrpcService(source, options);
+  server.addService(service.definition, service.implementation);
+  const host = options.host ?? '127.0.0.1';
+  const credentials = options.tls
+    ? ServerCredentials.createSsl(null, [{ cert_chain: toBuffer(options.tls.cert), private_key: toBuffer(options.tls.key) }], false)
+    : ServerCredentials.createInsecure();
+  const bindHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${bindHost}:${options.port ?? 0}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound)));
+  });
+  let closed: Promise<void> | undefined;
+  return {
+    address: `${bindHost}:${port}`,
+    port,
+    server,
+    get openStreams() {
+      return service.openStreams;
+    },
+    close() {
+      // R24: stop accepting, end streams with UNAVAILABLE (clients resubscribe elsewhere),
+      // let unary calls finish, then give running agents the rest of the deadline.
+      closed ??= (async () => {
+        const timeout = options.shutdownTimeoutMs ?? 10_000;
+        const timer = setTimeout(() => server.forceShutdown(), timeout);
+        const shutdown = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+        service.endStreams();
+        await shutdown;
+        clearTimeout(timer);
+        if (options.drainOnClose !== false) await resolver(source)().drain(timeout);
+      })();
+      return closed;
+    },
+  };
+}
+
+function toBuffer(value: string | Uint8Array): Buffer {
+  return typeof value === 'string' ? Buffer.from(value) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+}

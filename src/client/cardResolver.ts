@@ -1,0 +1,128 @@
+/**
+ * Agent Card discovery (CARD-02) with HTTP caching (CACHE-04/05): an in-memory cache keyed by
+ * card URL that honours Cache-Control (max-age, Age, no-cache, no-store) and revalidates
+ * stale entries with If-None-Match / If-Modified-Since, keeping the cached card on 304.
+ */
+import { PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/serviceParams.js';
+import type { AgentCard } from '../protocol/types.js';
+import { A2AClientError } from './errors.js';
+import { isObject, send } from './http.js';
+import type { FetchLike } from './transport.js';
+
+export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
+
+interface CacheEntry {
+  card: AgentCard;
+  etag?: string;
+  lastModified?: string;
+  /** Fresh until this time (ms since epoch); revalidated after. */
+  freshUntil: number;
+}
+
+export class CardCache {
+  private readonly entries = new Map<string, CacheEntry>();
+  get(url: string): CacheEntry | undefined {
+    return this.entries.get(url);
+  }
+  set(url: string, entry: CacheEntry): void {
+    this.entries.set(url, entry);
+  }
+  delete(url: string): void {
+    this.entries.delete(url);
+  }
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+/** Shared by clients that are not given their own cache. */
+export const defaultCardCache = new CardCache();
+
+/**
+ * The card URL for an agent URL: a URL ending in `.json` is the card itself; otherwise the
+ * well-known path below it (`https://host` → `https://host/.well-known/agent-card.json`).
+ */
+export function cardUrlFor(agentUrl: string | URL): string {
+  const url = new URL(agentUrl);
+  if (url.pathname.endsWith('.json')) return url.href;
+  url.pathname = url.pathname.replace(/\/+$/, '') + WELL_KNOWN_CARD_PATH;
+  return url.href;
+}
+
+/** The fields every use of a card relies on (CARD-03); anything else is left to the agent. */
+export function checkCard(value: unknown, source = 'The agent card'): AgentCard {
+  const problem = !isObject(value)
+    ? 'is not a JSON object'
+    : typeof value.name !== 'string'
+      ? 'has no name'
+      : !isObject(value.capabilities)
+        ? 'has no capabilities'
+        : !Array.isArray(value.supportedInterfaces) || value.supportedInterfaces.length === 0
+          ? 'has no supportedInterfaces'
+          : value.supportedInterfaces.some((i) => !isObject(i) || typeof i.url !== 'string' || typeof i.protocolBinding !== 'string')
+            ? 'has an interface without url or protocolBinding'
+            : undefined;
+  if (problem) throw new A2AClientError('BAD_CARD', `${source} ${problem}`);
+  return value as unknown as AgentCard;
+}
+
+function freshUntil(headers: Headers): number | undefined {
+  const cc = (headers.get('cache-control') ?? '').toLowerCase();
+  if (/(^|,)\s*no-store\b/.test(cc)) return undefined;
+  if (/(^|,)\s*no-cache\b/.test(cc)) return 0;
+  const maxAge = /(?:^|,)\s*max-age\s*=\s*"?(\d+)/.exec(cc);
+  // CACHE-05: without a lifetime the card is revalidated on every use (cheap with an ETag).
+  if (!maxAge) return 0;
+  const age = Number(headers.get('age') ?? 0) || 0;
+  return Date.now() + (Number(maxAge[1]) - age) * 1000;
+}
+
+export interface ResolveCardOptions {
+  fetch?: FetchLike;
+  /** `false` disables caching. Default: a cache shared by the process. */
+  cache?: CardCache | false;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** Fetches (or revalidates) the agent card at `agentUrl` (see cardUrlFor). */
+export async function resolveCard(agentUrl: string | URL, options: ResolveCardOptions = {}): Promise<AgentCard> {
+  const url = cardUrlFor(agentUrl);
+  const cache = options.cache === false ? undefined : (options.cache ?? defaultCardCache);
+  const cached = cache?.get(url);
+  if (cached && Date.now() < cached.freshUntil) return cached.card;
+  const headers = new Headers({ accept: 'application/json', [VERSION_HEADER]: PROTOCOL_VERSION, ...options.headers });
+  if (cached?.etag) headers.set('if-none-match', cached.etag);
+  if (cached?.lastModified) headers.set('if-modified-since', cached.lastModified);
+  // A conditional fetch() otherwise adds `Cache-Control: no-cache`, which servers built on
+  // Express's req.fresh (the official SDK's card route) answer with the full card, never 304.
+  if (cached) headers.set('cache-control', 'max-age=0');
+  const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const res = await send(fetch, url, { headers, ...(options.signal ? { signal: options.signal } : {}) });
+  if (res.status === 304 && cached) {
+    const until = freshUntil(res.headers);
+    if (until === undefined) cache?.delete(url);
+    else cached.freshUntil = until;
+    return cached.card;
+  }
+  if (!res.ok) throw new A2AClientError('BAD_CARD', `No agent card at ${url} (HTTP ${res.status})`, { status: res.status });
+  let body: unknown;
+  try {
+    body = JSON.parse(await res.text());
+  } catch (error) {
+    throw new A2AClientError('BAD_CARD', `The agent card at ${url} is not JSON`, { cause: error, status: res.status });
+  }
+  const card = checkCard(body, `The agent card at ${url}`);
+  const until = freshUntil(res.headers);
+  if (cache && until !== undefined) {
+    const entry: CacheEntry = { card, freshUntil: until };
+    const etag = res.headers.get('etag');
+    const lastModified = res.headers.get('last-modified');
+    if (etag) entry.etag = etag;
+    if (lastModified) entry.lastModified = lastModified;
+    cache.set(url, entry);
+  } else {
+    cache?.delete(url);
+  }
+  return card;
+}

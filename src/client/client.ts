@@ -1,0 +1,339 @@
+/**
+ * createClient: resolves the agent card, picks an interface (CARD-05), and runs the eleven
+ * operations over its transport — with the interface's tenant in every request (TENANT-02),
+ * A2A-Version on every request (VER-02), interceptors, credentials, per-call deadlines,
+ * retries of idempotent calls, and resumable task streams.
+ */
+import { EXTENSIONS_HEADER, PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/serviceParams.js';
+import type {
+  AgentCard,
+  AgentInterface,
+  OperationName,
+  OperationRequests,
+  OperationResponses,
+  SendMessageConfiguration,
+  SendMessageResponse,
+  StreamResponse,
+  StreamingOperationName,
+  Task,
+  UnaryOperationName,
+} from '../protocol/types.js';
+import { checkCard, resolveCard, type CardCache } from './cardResolver.js';
+import { responseInfo } from './errors.js';
+import type { AuthProvider, CallResult, ClientCall, Interceptor } from './interceptors.js';
+import { jsonRpcTransport } from './jsonrpcTransport.js';
+import { createMessage, type MessageInput } from './messages.js';
+import { restTransport } from './restTransport.js';
+import { retryDelay, type RetryOptions } from './retry.js';
+import { Deadline, sleep } from './signals.js';
+import { resumableStream, waitForTask, type ResumeOptions, type WaitOptions } from './streams.js';
+import { selectInterface, type FetchLike, type StreamItem, type Transport, type TransportFactory } from './transport.js';
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Unary calls: the whole call, retries included. Streams: until the stream is open. */
+  timeoutMs?: number;
+  headers?: Record<string, string>;
+}
+
+export interface ClientOptions {
+  fetch?: FetchLike;
+  /** Transports besides the built-in JSONRPC and HTTP+JSON (e.g. gRPC); a later one replaces an earlier one of the same binding. */
+  transports?: TransportFactory[];
+  /** Only consider these bindings (the card's order of preference still decides among them). */
+  bindings?: string[];
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+  /** Extensions to activate on every request (A2A-Extensions, EXT-02). */
+  extensions?: string[];
+  interceptors?: Interceptor[];
+  auth?: AuthProvider;
+  /** Default `timeoutMs` of every call. */
+  timeoutMs?: number;
+  /** Retries of idempotent calls (default on); `false` turns them off. */
+  retry?: RetryOptions | false;
+  /** Resumption of dropped task streams (default on); `false` turns it off. */
+  resume?: ResumeOptions | false;
+  /** Card cache (default: shared in-memory cache); `false` fetches every time. */
+  cardCache?: CardCache | false;
+  /** Aborts card resolution. */
+  signal?: AbortSignal;
+}
+
+export type SendOptions = Omit<MessageInput, 'text'> &
+  CallOptions & { configuration?: SendMessageConfiguration; requestMetadata?: OperationRequests['sendMessage']['metadata'] };
+
+type Request<K extends OperationName> = OperationRequests[K];
+
+export const BUILTIN_TRANSPORTS: readonly TransportFactory[] = [jsonRpcTransport, restTransport];
+
+/** Connects to an agent given its URL (its card is fetched) or its AgentCard. */
+export async function createClient(agent: string | URL | AgentCard, options: ClientOptions = {}): Promise<A2AClient> {
+  const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  let card: AgentCard;
+  let cardSource: string | URL | undefined;
+  if (typeof agent === 'string' || agent instanceof URL) {
+    cardSource = agent;
+    const deadline = new Deadline(options.signal, options.timeoutMs);
+    try {
+      card = await resolveCard(agent, {
+        fetch,
+        signal: deadline.signal,
+        ...(options.cardCache === undefined ? {} : { cache: options.cardCache }),
+        ...(options.headers ? { headers: options.headers } : {}),
+      });
+    } catch (error) {
+      throw deadline.wrap(error);
+    } finally {
+      deadline.dispose();
+    }
+  } else {
+    card = checkCard(agent);
+  }
+  const { agentInterface, factory } = selectInterface(card, [...BUILTIN_TRANSPORTS, ...(options.transports ?? [])], options.bindings);
+  return new A2AClient({ card, agentInterface, transport: factory.create(agentInterface, { fetch }), options, fetch, cardSource });
+}
+
+export class A2AClient {
+  /** The agent card (replaced by the extended card once getExtendedAgentCard succeeded, CACHE-06). */
+  card: AgentCard;
+  /** The interface in use: its URL, binding, protocol version and tenant. */
+  readonly agentInterface: AgentInterface;
+  private readonly transport: Transport;
+  private readonly options: ClientOptions;
+  private readonly fetch: FetchLike;
+  private readonly cardSource: string | URL | undefined;
+
+  constructor(init: {
+    card: AgentCard;
+    agentInterface: AgentInterface;
+    transport: Transport;
+    options: ClientOptions;
+    fetch: FetchLike;
+    cardSource?: string | URL | undefined;
+  }) {
+    this.card = init.card;
+    this.agentInterface = init.agentInterface;
+    this.transport = init.transport;
+    this.options = init.options;
+    this.fetch = init.fetch;
+    this.cardSource = init.cardSource;
+  }
+
+  // ---- The eleven operations (camelCase proto rpc names) ----
+
+  sendMessage(request: Request<'sendMessage'>, options?: CallOptions): Promise<SendMessageResponse> {
+    return this.unary('sendMessage', request, options);
+  }
+  /** The events of the task (or the one message), resumed after a dropped connection. */
+  sendStreamingMessage(request: Request<'sendStreamingMessage'>, options?: CallOptions): AsyncGenerator<StreamResponse> {
+    return this.streamOf('sendStreamingMessage', request, options);
+  }
+  getTask(request: Request<'getTask'>, options?: CallOptions): Promise<Task> {
+    return this.unary('getTask', request, options);
+  }
+  listTasks(request: Request<'listTasks'> = {}, options?: CallOptions): Promise<OperationResponses['listTasks']> {
+    return this.unary('listTasks', request, options);
+  }
+  cancelTask(request: Request<'cancelTask'>, options?: CallOptions): Promise<Task> {
+    return this.unary('cancelTask', request, options);
+  }
+  subscribeToTask(request: Request<'subscribeToTask'>, options?: CallOptions): AsyncGenerator<StreamResponse> {
+    return this.streamOf('subscribeToTask', request, options);
+  }
+  createTaskPushNotificationConfig(request: Request<'createTaskPushNotificationConfig'>, options?: CallOptions) {
+    return this.unary('createTaskPushNotificationConfig', request, options);
+  }
+  getTaskPushNotificationConfig(request: Request<'getTaskPushNotificationConfig'>, options?: CallOptions) {
+    return this.unary('getTaskPushNotificationConfig', request, options);
+  }
+  listTaskPushNotificationConfigs(request: Request<'listTaskPushNotificationConfigs'>, options?: CallOptions) {
+    return this.unary('listTaskPushNotificationConfigs', request, options);
+  }
+  deleteTaskPushNotificationConfig(request: Request<'deleteTaskPushNotificationConfig'>, options?: CallOptions) {
+    return this.unary('deleteTaskPushNotificationConfig', request, options);
+  }
+  async getExtendedAgentCard(request: Request<'getExtendedAgentCard'> = {}, options?: CallOptions): Promise<AgentCard> {
+    const card = checkCard(await this.unary('getExtendedAgentCard', request, options), 'The extended agent card');
+    this.card = card;
+    return card;
+  }
+
+  // ---- Helpers ----
+
+  /** Sends a message built from text (plus data, files…; see createMessage). */
+  sendText(text: string, options: SendOptions = {}): Promise<SendMessageResponse> {
+    const [request, call] = this.messageRequest(text, options);
+    return this.sendMessage(request, call);
+  }
+
+  /** Streams a message built from text (plus data, files…; see createMessage). */
+  streamText(text: string, options: SendOptions = {}): AsyncGenerator<StreamResponse> {
+    const [request, call] = this.messageRequest(text, options);
+    return this.sendStreamingMessage(request, call);
+  }
+
+  /** Waits until the task is terminal (or, with `until: 'finalForNow'`, interrupted too). */
+  waitForTask(taskId: string, options: WaitOptions & CallOptions = {}): Promise<Task> {
+    const call = { ...options, timeoutMs: undefined };
+    const deadline = new Deadline(options.signal, options.timeoutMs);
+    const scoped = { ...call, signal: deadline.signal };
+    return waitForTask(
+      {
+        streaming: this.card.capabilities.streaming === true,
+        subscribe: (id) => this.subscribeToTask({ id }, scoped),
+        getTask: (id) => this.getTask({ id }, scoped),
+      },
+      taskId,
+      { ...options, signal: deadline.signal },
+    ).then(
+      (task) => (deadline.dispose(), task),
+      (error: unknown) => {
+        deadline.dispose();
+        throw deadline.wrap(error);
+      },
+    );
+  }
+
+  /** The current agent card, revalidated through the card cache when the client was created from a URL. */
+  async refreshCard(options: { signal?: AbortSignal } = {}): Promise<AgentCard> {
+    if (this.cardSource === undefined) return this.card;
+    this.card = await resolveCard(this.cardSource, {
+      fetch: this.fetch,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(this.options.cardCache === undefined ? {} : { cache: this.options.cardCache }),
+    });
+    return this.card;
+  }
+
+  private messageRequest(text: string, options: SendOptions): [Request<'sendMessage'>, CallOptions] {
+    const { signal, timeoutMs, headers, configuration, requestMetadata, ...input } = options;
+    const request: Request<'sendMessage'> = { message: createMessage({ ...input, text }) };
+    if (configuration) request.configuration = configuration;
+    if (requestMetadata) request.metadata = requestMetadata;
+    const call: CallOptions = {};
+    if (signal) call.signal = signal;
+    if (timeoutMs !== undefined) call.timeoutMs = timeoutMs;
+    if (headers) call.headers = headers;
+    return [request, call];
+  }
+
+  // ---- Calls ----
+
+  private async unary<K extends UnaryOperationName>(op: K, request: Request<K>, options: CallOptions = {}): Promise<OperationResponses[K]> {
+    const deadline = new Deadline(options.signal, options.timeoutMs ?? this.options.timeoutMs);
+    try {
+      const { call, value } = await this.run(op, request, {
+        options,
+        deadline,
+        send: (c) => this.transport.unary(c as ClientCall<K>),
+      });
+      await this.after(call, { ok: true, value });
+      return value;
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  private streamOf(op: StreamingOperationName, request: Request<StreamingOperationName>, options: CallOptions = {}): AsyncGenerator<StreamResponse> {
+    const open = async (opName: StreamingOperationName, req: Request<StreamingOperationName>, extra?: Record<string, string>) => {
+      const callOptions = extra ? { ...options, headers: { ...options.headers, ...extra } } : options;
+      const deadline = new Deadline(options.signal, callOptions.timeoutMs ?? this.options.timeoutMs);
+      try {
+        const { call, value } = await this.run(opName, req, {
+          options: callOptions,
+          deadline,
+          send: (c) => this.transport.stream(c as ClientCall<StreamingOperationName>),
+        });
+        deadline.stopTimer();
+        return this.observe(call, value, deadline);
+      } catch (error) {
+        deadline.dispose();
+        throw error;
+      }
+    };
+    return resumableStream({
+      open: () => open(op, request),
+      resubscribe: (id, lastEventId) => open('subscribeToTask', { id }, lastEventId ? { 'last-event-id': lastEventId } : undefined),
+      getTask: (id) => this.getTask({ id }, options),
+      options: this.options.resume ?? {},
+      signal: options.signal,
+    });
+  }
+
+  /** Passes the events through, then tells the interceptors how the stream ended. */
+  private async *observe(call: ClientCall, items: AsyncIterable<StreamItem>, deadline: Deadline): AsyncGenerator<StreamItem> {
+    let last: StreamResponse | undefined;
+    try {
+      for await (const item of items) {
+        last = item.event;
+        yield item;
+      }
+    } catch (error) {
+      const e = deadline.wrap(error);
+      await this.after(call, { ok: false, error: e });
+      throw e;
+    } finally {
+      deadline.dispose();
+    }
+    await this.after(call, { ok: true, value: last });
+  }
+
+  private async after(call: ClientCall, result: CallResult): Promise<void> {
+    for (const interceptor of this.options.interceptors ?? []) await interceptor.after?.(call, result);
+  }
+
+  /**
+   * One call: the request with the tenant, service parameters and caller headers; `before`
+   * interceptors; then attempts, each with fresh credentials, repeated once after a 401 when
+   * the auth provider renewed its credential, and with backoff while retryDelay allows.
+   * Failures reach the `after` interceptors here; successes are reported by the caller.
+   */
+  private async run<T>(
+    op: OperationName,
+    request: Request<OperationName>,
+    context: { options: CallOptions; deadline: Deadline; send: (call: ClientCall) => Promise<T> },
+  ): Promise<{ call: ClientCall; value: T }> {
+    const { options, deadline, send } = context;
+    const tenant = this.agentInterface.tenant;
+    const headers = new Headers({ [VERSION_HEADER]: PROTOCOL_VERSION });
+    if (this.options.extensions?.length) headers.set(EXTENSIONS_HEADER, this.options.extensions.join(', '));
+    for (const extra of [this.options.headers, options.headers]) for (const [k, v] of Object.entries(extra ?? {})) headers.set(k, v);
+    const call: ClientCall = {
+      op,
+      request: tenant ? { ...request, tenant } : request,
+      headers,
+      query: new URLSearchParams(),
+      signal: deadline.signal,
+      card: this.card,
+      agentInterface: this.agentInterface,
+    };
+    const auth = this.options.auth;
+    const retry = this.options.retry;
+    let refreshed = false;
+    try {
+      for (const interceptor of this.options.interceptors ?? []) await interceptor.before?.(call);
+      for (let n = 0; ; ) {
+        deadline.check();
+        const current: ClientCall = { ...call, headers: new Headers(call.headers), query: new URLSearchParams(call.query) };
+        try {
+          await auth?.apply(current);
+          return { call: current, value: await send(current) };
+        } catch (error) {
+          const e = deadline.wrap(error);
+          if (auth?.refresh && !refreshed && responseInfo(e)?.status === 401) {
+            refreshed = true;
+            if (await auth.refresh(current)) continue;
+          }
+          const delay = retry === false ? undefined : retryDelay({ op, request: call.request, error: e, attempt: n++ }, retry ?? {});
+          if (delay === undefined) throw e;
+          await sleep(delay, deadline.signal);
+        }
+      }
+    } catch (error) {
+      const e = deadline.wrap(error);
+      await this.after(call, { ok: false, error: e });
+      throw e;
+    }
+  }
+}

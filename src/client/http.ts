@@ -1,0 +1,106 @@
+/**
+ * What the two HTTP transports share: sending with fetch, reading JSON, turning a failed
+ * response into a typed error (status and Retry-After recorded for retries), and reading an
+ * event stream into StreamItems.
+ */
+import { ERROR_TABLE } from '../protocol/errorTable.js';
+import type { A2AErrorReason } from '../protocol/errors.js';
+import type { StreamResponse } from '../protocol/types.js';
+import { A2AClientError, withResponse } from './errors.js';
+import { readSse, type SseEvent } from './sse.js';
+import type { FetchLike, StreamItem, TransportCall } from './transport.js';
+
+export async function send(fetch: FetchLike, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    throw new A2AClientError('NETWORK', `Could not reach ${url}`, { cause: error });
+  }
+}
+
+/** The caller's headers over the transport's defaults (content type, accept). */
+export function headersFor(call: TransportCall, defaults: Record<string, string>): Headers {
+  const headers = new Headers(defaults);
+  call.headers.forEach((value, name) => headers.set(name, value));
+  return headers;
+}
+
+export function withQuery(url: string, query: URLSearchParams): string {
+  const q = query.toString();
+  return q ? `${url}${url.includes('?') ? '&' : '?'}${q}` : url;
+}
+
+export function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new A2AClientError('INVALID_RESPONSE', `The agent sent ${what} that is not JSON`, { cause: error });
+  }
+}
+
+export async function readJson(res: Response): Promise<unknown> {
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (error) {
+    throw new A2AClientError('NETWORK', 'The response was interrupted', { cause: error });
+  }
+  return parseJson(text, 'a response');
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Conditions that commonly arrive without an A2A body (B7, B13). */
+const REASON_BY_STATUS: Record<number, A2AErrorReason> = { 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 429: 'RESOURCE_EXHAUSTED' };
+
+/**
+ * A non-2xx response as an error: the binding's error body when it has one (`decode`), else a
+ * typed error for 401/403/429, else A2AClientError HTTP. Status and Retry-After are recorded.
+ */
+export async function errorFromResponse(res: Response, decode: (body: unknown) => Error | undefined): Promise<Error> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await res.text());
+  } catch {
+    body = undefined;
+  }
+  const reason = REASON_BY_STATUS[res.status];
+  const error: Error =
+    decode(body) ??
+    (reason
+      ? ERROR_TABLE[reason].create(undefined, {})
+      : new A2AClientError('HTTP', `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, { status: res.status }));
+  const retryAfterMs = retryAfter(res.headers.get('retry-after'));
+  return withResponse(error, retryAfterMs === undefined ? { status: res.status } : { status: res.status, retryAfterMs });
+}
+
+/** Retry-After as delta-seconds or an HTTP date, in ms from now. */
+export function retryAfter(value: string | null): number | undefined {
+  if (!value) return undefined;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+export function isEventStream(res: Response): boolean {
+  return (res.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+}
+
+const EVENT_MEMBERS = ['task', 'message', 'statusUpdate', 'artifactUpdate'];
+
+/** A StreamResponse has exactly one of its four members (JSON-08). */
+export function checkEvent(value: unknown): StreamResponse {
+  if (isObject(value) && EVENT_MEMBERS.filter((m) => isObject(value[m])).length === 1) return value as StreamResponse;
+  throw new A2AClientError('INVALID_RESPONSE', `The agent streamed something that is not a StreamResponse: ${JSON.stringify(value)?.slice(0, 200)}`);
+}
+
+/** The events of an SSE response; `decode` turns one SSE event into a StreamResponse or throws its error. */
+export async function* streamItems(res: Response, decode: (event: SseEvent) => StreamResponse): AsyncGenerator<StreamItem> {
+  if (!res.body) throw new A2AClientError('INVALID_RESPONSE', 'The event stream has no body');
+  for await (const sse of readSse(res.body)) {
+    const event = decode(sse);
+    yield sse.id ? { event, id: sse.id } : { event };
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * JSON-RPC 2.0 binding (§9), client side: POST to the interface URL, method = the proto rpc
+ * name, params = the request message (tenant included, TENANT-04); streams are SSE whose
+ * `data` is a full JSON-RPC response (RPC-07). Errors become typed A2AErrors (fromJsonRpcError).
+ */
+import { fromJsonRpcError, type JsonRpcErrorObject } from '../bindings/jsonrpc/errors.js';
+import type { OperationName, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
+import { A2AClientError, withResponse } from './errors.js';
+import { checkEvent, errorFromResponse, headersFor, isEventStream, isObject, parseJson, readJson, send, streamItems, withQuery } from './http.js';
+import type { FetchLike, StreamItem, Transport, TransportCall, TransportFactory } from './transport.js';
+
+/** `getTask` → `GetTask` (RPC-02). */
+function rpcName(op: OperationName): string {
+  return op.charAt(0).toUpperCase() + op.slice(1);
+}
+
+function errorOf(body: unknown): Error | undefined {
+  return isObject(body) && isObject(body.error) ? fromJsonRpcError(body.error as unknown as JsonRpcErrorObject) : undefined;
+}
+
+/** A failed HTTP response counts as JSON-RPC only with a JSON-RPC envelope (a gateway's 429 body is not). */
+function httpErrorOf(body: unknown): Error | undefined {
+  return isObject(body) && body.jsonrpc === '2.0' ? errorOf(body) : undefined;
+}
+
+/** The `result` of a JSON-RPC response, or its error thrown. */
+function resultOf(body: unknown, status: number, op?: OperationName): unknown {
+  const error = errorOf(body);
+  if (error) throw withResponse(error, { status });
+  if (isObject(body) && isObject(body.result)) return body.result;
+  // B10: Delete returns `{}`; servers in 0.3 style (the official SDK among them) send null.
+  if (op === 'deleteTaskPushNotificationConfig' && isObject(body) && body.result === null) return {};
+  throw new A2AClientError('INVALID_RESPONSE', 'The agent sent a JSON-RPC response without a result object', { status });
+}
+
+class JsonRpcTransport implements Transport {
+  private nextId = 1;
+
+  constructor(
+    private readonly url: string,
+    private readonly fetch: FetchLike,
+  ) {}
+
+  private post(call: TransportCall, accept: string): Promise<Response> {
+    return send(this.fetch, withQuery(this.url, call.query), {
+      method: 'POST',
+      headers: headersFor(call, { 'content-type': 'application/json', accept }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method: rpcName(call.op), params: call.request }),
+      signal: call.signal,
+    });
+  }
+
+  async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
+    const res = await this.post(call, 'application/json');
+    if (!res.ok) throw await errorFromResponse(res, httpErrorOf);
+    return resultOf(await readJson(res), res.status, call.op) as OperationResponses[K];
+  }
+
+  async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
+    const res = await this.post(call, 'text/event-stream');
+    if (!res.ok) throw await errorFromResponse(res, httpErrorOf);
+    // STREAM-12: an error found before the first event is an ordinary JSON-RPC response.
+    if (!isEventStream(res)) {
+      resultOf(await readJson(res), res.status);
+      throw new A2AClientError('INVALID_RESPONSE', 'The agent answered a streaming call without an event stream');
+    }
+    return streamItems(res, (sse) => checkEvent(resultOf(parseJson(sse.data, 'an event'), res.status)));
+  }
+}
+
+export const jsonRpcTransport: TransportFactory = {
+  binding: 'JSONRPC',
+  create: (agentInterface, context) => new JsonRpcTransport(agentInterface.url, context.fetch),
+};

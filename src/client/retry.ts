@@ -1,0 +1,55 @@
+/**
+ * Retries with exponential backoff and full jitter for idempotent operations (IDEM-01/03/04)
+ * on network failures, 503 and 429 (honouring Retry-After, B13). SendMessage is retried only
+ * when the caller opted in and fixed the messageId, so a server that deduplicates by
+ * messageId (IDEM-02) sees the same message again rather than a new one.
+ */
+import type { Message, OperationName } from '../protocol/types.js';
+import { A2AClientError, responseInfo } from './errors.js';
+import { hasGeneratedId } from './messages.js';
+
+export interface RetryOptions {
+  /** Retries after the first attempt (default 3). */
+  retries?: number;
+  /** First backoff step (default 200 ms); each retry doubles it. */
+  baseDelayMs?: number;
+  /** Largest backoff step (default 5 s). */
+  maxDelayMs?: number;
+  /** A Retry-After longer than this is not waited for: the error is returned (default 30 s). */
+  maxRetryAfterMs?: number;
+  /** Also retry sendMessage / sendStreamingMessage when the message has a caller-fixed messageId. */
+  retrySendMessage?: boolean;
+}
+
+const IDEMPOTENT: ReadonlySet<OperationName> = new Set<OperationName>([
+  'getTask',
+  'listTasks',
+  'cancelTask',
+  'subscribeToTask',
+  'getTaskPushNotificationConfig',
+  'listTaskPushNotificationConfigs',
+  'deleteTaskPushNotificationConfig',
+  'getExtendedAgentCard',
+]);
+
+function mayRepeat(op: OperationName, request: unknown, options: RetryOptions): boolean {
+  if (IDEMPOTENT.has(op)) return true;
+  if (op !== 'sendMessage' && op !== 'sendStreamingMessage') return false;
+  const message = (request as { message?: Message }).message;
+  return options.retrySendMessage === true && !!message?.messageId && !hasGeneratedId(message);
+}
+
+/**
+ * How long to wait before retry number `attempt` (0-based) of `op` after `error`, or undefined
+ * when the call must not be retried.
+ */
+export function retryDelay(input: { op: OperationName; request: unknown; error: unknown; attempt: number }, options: RetryOptions): number | undefined {
+  const { op, request, error, attempt } = input;
+  if (attempt >= (options.retries ?? 3) || !mayRepeat(op, request, options)) return undefined;
+  const info = responseInfo(error);
+  const transient = A2AClientError.is(error, 'NETWORK') || info?.status === 503 || info?.status === 429;
+  if (!transient) return undefined;
+  if (info?.retryAfterMs !== undefined) return info.retryAfterMs <= (options.maxRetryAfterMs ?? 30_000) ? info.retryAfterMs : undefined;
+  const step = Math.min(options.maxDelayMs ?? 5_000, (options.baseDelayMs ?? 200) * 2 ** attempt);
+  return Math.random() * step;
+}

@@ -1,0 +1,133 @@
+/**
+ * `--store` for the command line and for embedders: one string picks the store.
+ *   memory                    in-process, gone at exit
+ *   sqlite | sqlite:PATH      one file (default ./.a2a/tasks.db), WAL — the default of `a2a serve`
+ *   postgres://… | postgresql://…[?schema=NAME]   several instances on one database (schema default a2a)
+ * The SQL drivers are optional dependencies, loaded only when their store is chosen.
+ */
+import type { TaskStore } from '../../server/stores/taskStore.js';
+import { MemoryTaskStore } from '../../server/stores/memoryStore.js';
+import { recoverInterrupted, type RecoverOptions, type RecoveredTask } from './recovery.js';
+
+export const DEFAULT_SQLITE_PATH = '.a2a/tasks.db';
+
+export type StoreSpec = { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string };
+
+export interface OpenedStore {
+  store: TaskStore;
+  spec: StoreSpec;
+  /** Printable description (passwords masked). */
+  label: string;
+  /** Schema migration applied on open (SQL stores). */
+  migration?: { from: number; to: number; applied: number[] };
+  /**
+   * R2 sweep: tasks left SUBMITTED/WORKING by a dead process become FAILED. Skipped (with the
+   * reason) when another live server uses the same SQLite file; PostgreSQL callers decide
+   * themselves, since other instances may be running those tasks (see docs/storage.md).
+   */
+  recover(options?: RecoverOptions): Promise<{ recovered: RecoveredTask[]; skipped?: string }>;
+  /** Retention: deletes terminal tasks older than `before`; undefined for the memory store. */
+  purge?: (before: Date) => Promise<number>;
+  close(): Promise<void>;
+}
+
+export class StoreSpecError extends Error {}
+
+export function parseStoreSpec(text: string): StoreSpec {
+  const value = text.trim();
+  if (value === 'memory') return { kind: 'memory' };
+  if (value === 'sqlite') return { kind: 'sqlite', path: DEFAULT_SQLITE_PATH };
+  if (value.startsWith('sqlite:')) {
+    const path = value.slice('sqlite:'.length);
+    if (!path) throw new StoreSpecError('--store sqlite:PATH needs a path');
+    return { kind: 'sqlite', path };
+  }
+  if (/^postgres(ql)?:\/\//.test(value)) {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new StoreSpecError('--store: not a valid postgres:// URL');
+    }
+    // `schema` is ours, not a PostgreSQL connection parameter: take it out of the URL.
+    const schema = url.searchParams.get('schema') ?? undefined;
+    url.searchParams.delete('schema');
+    return { kind: 'postgres', url: url.toString(), ...(schema ? { schema } : {}) };
+  }
+  throw new StoreSpecError(`--store must be memory, sqlite, sqlite:PATH or postgres://…, got "${value}"`);
+}
+
+export function describeStore(spec: StoreSpec): string {
+  if (spec.kind === 'memory') return 'memory';
+  if (spec.kind === 'sqlite') return `sqlite:${spec.path}`;
+  const url = new URL(spec.url);
+  if (url.password) url.password = '***';
+  return `${url.toString()}${spec.schema ? ` (schema ${spec.schema})` : ''}`;
+}
+
+export async function openStore(spec: StoreSpec | string, options: { migrate?: boolean } = {}): Promise<OpenedStore> {
+  const s = typeof spec === 'string' ? parseStoreSpec(spec) : spec;
+  const label = describeStore(s);
+  if (s.kind === 'memory') {
+    const store = new MemoryTaskStore();
+    return { store, spec: s, label, recover: async () => ({ recovered: [] }), close: async () => {} };
+  }
+  if (s.kind === 'sqlite') {
+    const { SqliteTaskStore } = await optional('better-sqlite3', () => import('../sqlite/sqliteStore.js'));
+    const store = new SqliteTaskStore({ path: s.path, ...(options.migrate === false ? { migrate: false } : {}) });
+    const others = store.registerInstance();
+    return {
+      store,
+      spec: s,
+      label,
+      migration: store.migration,
+      recover: async (o) => {
+        if (others.length > 0) {
+          return { recovered: [], skipped: `another server (pid ${others.map((x) => x.pid).join(', ')}) uses ${s.path}` };
+        }
+        return { recovered: await recoverInterrupted(store, o) };
+      },
+      purge: (before) => store.purgeTerminal({ before }),
+      close: () => store.close(),
+    };
+  }
+  const { PostgresTaskStore } = await optional('pg', () => import('../postgres/postgresStore.js'));
+  const store = await PostgresTaskStore.open({
+    connectionString: s.url,
+    ...(s.schema ? { schema: s.schema } : {}),
+    ...(options.migrate === false ? { migrate: false } : {}),
+  });
+  return {
+    store,
+    spec: s,
+    label,
+    migration: store.migration,
+    recover: async (o) => ({ recovered: await recoverInterrupted(store, o) }),
+    purge: (before) => store.purgeTerminal({ before }),
+    close: () => store.close(),
+  };
+}
+
+/** `a2a db migrate`: applies pending migrations and reports them. */
+export async function migrateStore(spec: StoreSpec | string): Promise<{ label: string; from: number; to: number; applied: number[] }> {
+  const opened = await openStore(spec);
+  try {
+    const m = opened.migration ?? { from: 0, to: 0, applied: [] };
+    return { label: opened.label, ...m };
+  } finally {
+    await opened.close();
+  }
+}
+
+async function optional<T>(pkg: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((error as Error).message).includes(pkg)) {
+      const hint = pkg === 'better-sqlite3' ? 'better-sqlite3@12' : pkg;
+      throw new StoreSpecError(`this store needs the optional dependency ${pkg}: npm install ${hint}`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * What the SQL stores share: the columns derived from a task, the canonical form of the
+ * ordering timestamp, and the shape of a ListTasks query. Both engines order rows by
+ * (status_ts DESC, id DESC) with byte-wise text comparison, which matches the memory store's
+ * JavaScript string order for the ISO-8601 UTC timestamps the server writes.
+ */
+import type { Task } from '../../protocol/types.js';
+import { statusTime, type ListQuery } from '../../server/stores/taskStore.js';
+
+/** States after which a task never changes (LIFE-01); retention purges only these. */
+export const TERMINAL_STATES = ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'] as const;
+
+/**
+ * The instant as `YYYY-MM-DDTHH:mm:ss.sssZ`, so string order is time order whatever ISO form
+ * the value came in (`…Z`, `…+01:00`, no milliseconds). Unparseable text is kept as is.
+ */
+export function canonicalTime(value: string): string {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return value;
+  const iso = new Date(ms).toISOString();
+  // Years outside 0000–9999 get a sign and six digits, which would sort wrongly: keep those raw.
+  return iso.length === 24 ? iso : value;
+}
+
+export interface TaskColumns {
+  contextId: string | null;
+  state: string;
+  statusTs: string;
+  json: string;
+}
+
+export function taskColumns(task: Task): TaskColumns {
+  return {
+    contextId: task.contextId ?? null,
+    state: task.status.state,
+    statusTs: canonicalTime(statusTime(task)),
+    json: JSON.stringify(task),
+  };
+}
+
+/** The WHERE clause of a list query as parts, shared by both dialects (placeholders differ). */
+export interface ListFilter {
+  contextId?: string;
+  state?: string;
+  /** Canonical inclusive lower bound. */
+  since?: string;
+  /** Canonical keyset cursor. */
+  after?: { timestamp: string; id: string };
+}
+
+export function listFilter(query: ListQuery): ListFilter {
+  const filter: ListFilter = {};
+  if (query.contextId !== undefined) filter.contextId = query.contextId;
+  if (query.status !== undefined) filter.state = query.status;
+  if (query.statusTimestampAfter !== undefined && !Number.isNaN(Date.parse(query.statusTimestampAfter))) {
+    filter.since = canonicalTime(query.statusTimestampAfter);
+  }
+  if (query.after) filter.after = { timestamp: canonicalTime(query.after.timestamp), id: query.after.id };
+  return filter;
+}
+
+/** Validates a page size: the request layer bounds it, the store only refuses nonsense. */
+export function pageLimit(pageSize: number): number {
+  if (!Number.isInteger(pageSize) || pageSize < 0) throw new RangeError(`pageSize must be a non-negative integer, got ${pageSize}`);
+  return pageSize;
+}

@@ -1,0 +1,120 @@
+/**
+ * Versioned schema of the PostgreSQL store, in its own schema (default `a2a`). Migrations run
+ * in one transaction under an advisory lock, so instances starting together apply each one
+ * exactly once and a failed migration leaves the previous version intact. Append new
+ * migrations at the end; never edit one that has shipped. `{s}` is the quoted schema name.
+ */
+import type { Pool } from 'pg';
+
+export interface PostgresMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: 'tasks and events',
+    sql: `
+      CREATE TABLE {s}.tasks (
+        tenant     text COLLATE "C" NOT NULL,
+        id         text COLLATE "C" NOT NULL,
+        context_id text COLLATE "C",
+        state      text NOT NULL,
+        status_ts  text COLLATE "C" NOT NULL,
+        version    bigint NOT NULL,
+        seq        bigint NOT NULL,
+        task_json  text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (tenant, id)
+      );
+      CREATE INDEX tasks_by_time    ON {s}.tasks (tenant, status_ts DESC, id DESC);
+      CREATE INDEX tasks_by_context ON {s}.tasks (tenant, context_id, status_ts DESC, id DESC);
+      CREATE INDEX tasks_by_state   ON {s}.tasks (tenant, state, status_ts DESC, id DESC);
+      CREATE INDEX tasks_terminal   ON {s}.tasks (status_ts)
+        WHERE state IN ('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED');
+      CREATE INDEX tasks_active     ON {s}.tasks (state)
+        WHERE state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING');
+      CREATE TABLE {s}.events (
+        tenant     text COLLATE "C" NOT NULL,
+        task_id    text COLLATE "C" NOT NULL,
+        seq        bigint NOT NULL,
+        event_json text NOT NULL,
+        PRIMARY KEY (tenant, task_id, seq)
+      );
+      CREATE TABLE {s}.messages (
+        tenant      text COLLATE "C" NOT NULL,
+        message_id  text COLLATE "C" NOT NULL,
+        task_id     text COLLATE "C" NOT NULL,
+        fingerprint text NOT NULL,
+        CONSTRAINT messages_pkey PRIMARY KEY (tenant, message_id)
+      );
+      CREATE INDEX messages_by_task ON {s}.messages (tenant, task_id);
+    `,
+  },
+];
+
+export interface MigrationResult {
+  from: number;
+  to: number;
+  applied: number[];
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** A fixed advisory lock key per schema, so migrations of different schemas do not wait on each other. */
+function lockKey(schema: string): number {
+  let h = 0x811c9dc5;
+  for (const ch of `a2a-kit migrations ${schema}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
+  return h | 0;
+}
+
+export async function schemaVersionPg(pool: Pool, schema: string): Promise<number> {
+  const exists = await pool.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${quoteIdent(schema)}.schema_version`]);
+  if (!exists.rows[0]?.t) return 0;
+  const r = await pool.query<{ v: string | null }>(`SELECT max(version) AS v FROM ${quoteIdent(schema)}.schema_version`);
+  return Number(r.rows[0]?.v ?? 0);
+}
+
+export async function migratePostgres(
+  pool: Pool,
+  options: { schema: string; migrations?: readonly PostgresMigration[] },
+): Promise<MigrationResult> {
+  const migrations = options.migrations ?? POSTGRES_MIGRATIONS;
+  const s = quoteIdent(options.schema);
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [lockKey(options.schema)]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.schema_version (
+      version    integer PRIMARY KEY,
+      name       text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const r = await client.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${s}.schema_version`);
+    const from = r.rows[0]?.v ?? 0;
+    const latest = migrations[migrations.length - 1]?.version ?? 0;
+    if (from > latest) {
+      throw new Error(`database schema version ${from} is newer than this a2a-kit (knows up to ${latest}); upgrade a2a-kit`);
+    }
+    const applied: number[] = [];
+    for (const m of migrations) {
+      if (m.version <= from) continue;
+      await client.query(m.sql.replaceAll('{s}', s));
+      await client.query(`INSERT INTO ${s}.schema_version (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+      applied.push(m.version);
+    }
+    await client.query('COMMIT');
+    return { from, to: Math.max(from, latest), applied };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

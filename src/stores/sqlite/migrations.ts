@@ -1,0 +1,103 @@
+/**
+ * Versioned schema of the SQLite store. Each migration runs once, in order, inside one
+ * IMMEDIATE transaction together with its row in `schema_version`, so a crash mid-migration
+ * leaves the previous version intact and two processes opening one file never both apply it.
+ * Append new migrations at the end; never edit one that has shipped.
+ */
+import type { Database } from 'better-sqlite3';
+
+export interface SqliteMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    name: 'tasks and events',
+    sql: `
+      CREATE TABLE tasks (
+        tenant     TEXT    NOT NULL,
+        id         TEXT    NOT NULL,
+        context_id TEXT,
+        state      TEXT    NOT NULL,
+        status_ts  TEXT    NOT NULL,
+        version    INTEGER NOT NULL,
+        seq        INTEGER NOT NULL,
+        task_json  TEXT    NOT NULL,
+        created_at TEXT    NOT NULL,
+        updated_at TEXT    NOT NULL,
+        PRIMARY KEY (tenant, id)
+      );
+      CREATE INDEX tasks_by_time    ON tasks (tenant, status_ts DESC, id DESC);
+      CREATE INDEX tasks_by_context ON tasks (tenant, context_id, status_ts DESC, id DESC);
+      CREATE INDEX tasks_by_state   ON tasks (tenant, state, status_ts DESC, id DESC);
+      CREATE INDEX tasks_terminal   ON tasks (status_ts)
+        WHERE state IN ('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED');
+      CREATE INDEX tasks_active     ON tasks (state)
+        WHERE state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING');
+      CREATE TABLE events (
+        tenant     TEXT    NOT NULL,
+        task_id    TEXT    NOT NULL,
+        seq        INTEGER NOT NULL,
+        event_json TEXT    NOT NULL,
+        PRIMARY KEY (tenant, task_id, seq)
+      ) WITHOUT ROWID;
+      CREATE TABLE messages (
+        tenant      TEXT NOT NULL,
+        message_id  TEXT NOT NULL,
+        task_id     TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        PRIMARY KEY (tenant, message_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX messages_by_task ON messages (tenant, task_id);
+      CREATE TABLE instances (
+        host       TEXT    NOT NULL,
+        pid        INTEGER NOT NULL,
+        started_at TEXT    NOT NULL,
+        PRIMARY KEY (host, pid)
+      );
+    `,
+  },
+];
+
+export interface MigrationResult {
+  /** Schema version before and after. */
+  from: number;
+  to: number;
+  applied: number[];
+}
+
+/** The schema version of an open database (0 when no migration ran yet). */
+export function schemaVersion(db: Database): number {
+  const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'`).get();
+  if (!exists) return 0;
+  const row = db.prepare('SELECT max(version) AS v FROM schema_version').get() as { v: number | null };
+  return row.v ?? 0;
+}
+
+export function migrateSqlite(db: Database, migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS): MigrationResult {
+  const run = db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_version (
+      version    INTEGER PRIMARY KEY,
+      name       TEXT NOT NULL,
+      applied_at TEXT NOT NULL
+    )`);
+    const from = schemaVersion(db);
+    const latest = migrations[migrations.length - 1]?.version ?? 0;
+    if (from > latest) {
+      throw new Error(`database schema version ${from} is newer than this a2a-kit (knows up to ${latest}); upgrade a2a-kit`);
+    }
+    const applied: number[] = [];
+    const record = db.prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of migrations) {
+      if (m.version <= from) continue;
+      db.exec(m.sql);
+      record.run(m.version, m.name, new Date().toISOString());
+      applied.push(m.version);
+    }
+    return { from, to: Math.max(from, latest), applied };
+  });
+  return run.immediate();
+}
