@@ -71,5 +71,8 @@ export function withResponse<E extends Error>(error: E, info: ResponseInfo): E {
 
 /** The HTTP status (and Retry-After) behind an error, when it came from a response. */
 export function responseInfo(error: unknown): ResponseInfo | undefined {
-  return typeof error === 'object' && error !== null ? RESPONSES.get(error) : undefined;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const info = RESPONSES.get(error);
+  if (info) return info;
+  return A2AClientError.is(error) && error.status !== undefined ? { status: error.status } : undefined;
 }

@@ -13,7 +13,11 @@ import type { TaskRecord } from './stores/taskStore.js';
 import { toParts, type ArtifactOptions, type Content, type TaskUpdater } from './taskUpdater.js';
 import type { TaskWriter } from './taskWriter.js';
 
-export type Outcome = { kind: 'message'; message: Message } | { kind: 'task'; record: TaskRecord };
+export type Outcome =
+  | { kind: 'message'; message: Message }
+  | { kind: 'task'; record: TaskRecord }
+  /** The message was refused before the agent ran (for example its task ended meanwhile). */
+  | { kind: 'refused'; error: unknown };
 
 export interface ExecutionInput {
   writer: TaskWriter;
@@ -54,17 +58,8 @@ export class Execution implements TaskUpdater {
     this.taskId = input.context.taskId;
     this.contextId = input.context.contextId;
     this.record = input.existing;
-    this.started = new Promise((resolve, reject) => {
-      this.resolveStarted = resolve;
-      this.rejectStarted = reject;
-    });
-    this.settled = new Promise((resolve, reject) => {
-      this.resolveSettled = resolve;
-      this.rejectSettled = reject;
-    });
-    // Callers await one or the other; neither may become an unhandled rejection.
-    this.started.catch(() => undefined);
-    this.settled.catch(() => undefined);
+    this.started = new Promise((resolve) => (this.resolveStarted = resolve));
+    this.settled = new Promise((resolve) => (this.resolveSettled = resolve));
   }
 
   get isTerminal(): boolean {
@@ -115,12 +110,9 @@ export class Execution implements TaskUpdater {
     this.finish();
   }
 
-  private rejectStarted!: (error: unknown) => void;
-  private rejectSettled!: (error: unknown) => void;
-
   private refuse(error: unknown): void {
-    this.rejectStarted(error);
-    this.rejectSettled(error);
+    this.resolveStarted({ kind: 'refused', error });
+    this.resolveSettled({ kind: 'refused', error });
   }
 
   private async safely(fn: () => Promise<void>): Promise<void> {

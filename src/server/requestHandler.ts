@@ -14,7 +14,7 @@ import {
   UnsupportedOperationError,
   invalidField,
 } from '../protocol/errors.js';
-import { checkRequiredExtensions } from '../protocol/serviceParams.js';
+import { activatedExtensions, checkRequiredExtensions } from '../protocol/serviceParams.js';
 import { isTerminalState } from '../protocol/taskStates.js';
 import type {
   AgentCard,
@@ -160,6 +160,7 @@ export class A2ARequestHandler {
       return this.openStream({ tenant, taskId: execution.taskId, start: 'snapshot' }, ctx, shape);
     }
     const first = await execution.started;
+    if (first.kind === 'refused') throw first.error;
     if (first.kind === 'message') return single({ event: { message: first.message } });
     return this.openStream({ tenant, taskId: execution.taskId, start: 0 }, ctx, shape);
   }
@@ -276,7 +277,6 @@ export class A2ARequestHandler {
     const previous = this.running.get(key);
     const controller = new LazyAbort();
     const stored = { ...message, taskId, contextId };
-    const supported = new Set((this.agentCard.capabilities.extensions ?? []).map((e) => e.uri));
     const execution = new Execution({
       writer: this.writer,
       executor: this.executor,
@@ -292,7 +292,7 @@ export class A2ARequestHandler {
         task: existing?.task,
         request: req,
         tenant,
-        extensions: ctx.requestedExtensions.filter((uri) => supported.has(uri)),
+        extensions: ctx.requestedExtensions.length === 0 ? [] : activatedExtensions(this.agentCard, ctx.requestedExtensions),
         protocolVersion: ctx.protocolVersion,
       },
     });
@@ -346,6 +346,7 @@ export class A2ARequestHandler {
   }
 
   private toResponse(outcome: Outcome, historyLength: number | undefined): SendMessageResponse {
+    if (outcome.kind === 'refused') throw outcome.error;
     if (outcome.kind === 'message') return { message: outcome.message };
     return { task: shapeTask(outcome.record.task, { historyLength }) };
   }
