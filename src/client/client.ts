@@ -16,6 +16,7 @@ import type {
   StreamResponse,
   StreamingOperationName,
   Task,
+  TaskPushNotificationConfig,
   UnaryOperationName,
 } from '../protocol/types.js';
 import { checkCard, resolveCard, type CardCache } from './cardResolver.js';
@@ -74,24 +75,29 @@ export async function createClient(agent: string | URL | AgentCard, options: Cli
   let cardSource: string | URL | undefined;
   if (typeof agent === 'string' || agent instanceof URL) {
     cardSource = agent;
-    const deadline = new Deadline(options.signal, options.timeoutMs);
-    try {
-      card = await resolveCard(agent, {
-        fetch,
-        signal: deadline.signal,
-        ...(options.cardCache === undefined ? {} : { cache: options.cardCache }),
-        ...(options.headers ? { headers: options.headers } : {}),
-      });
-    } catch (error) {
-      throw deadline.wrap(error);
-    } finally {
-      deadline.dispose();
-    }
+    card = await fetchCard(agent, { ...options, fetch });
   } else {
     card = checkCard(agent);
   }
   const { agentInterface, factory } = selectInterface(card, [...BUILTIN_TRANSPORTS, ...(options.transports ?? [])], options.bindings);
   return new A2AClient({ card, agentInterface, transport: factory.create(agentInterface, { fetch }), options, fetch, cardSource });
+}
+
+/** resolveCard under the client's options, with aborts and timeouts reported as such. */
+async function fetchCard(source: string | URL, options: ClientOptions & { fetch: FetchLike }): Promise<AgentCard> {
+  const deadline = new Deadline(options.signal, options.timeoutMs);
+  try {
+    return await resolveCard(source, {
+      fetch: options.fetch,
+      signal: deadline.signal,
+      ...(options.cardCache === undefined ? {} : { cache: options.cardCache }),
+      ...(options.headers ? { headers: options.headers } : {}),
+    });
+  } catch (error) {
+    throw deadline.wrap(error);
+  } finally {
+    deadline.dispose();
+  }
 }
 
 export class A2AClient {
@@ -141,16 +147,16 @@ export class A2AClient {
   subscribeToTask(request: Request<'subscribeToTask'>, options?: CallOptions): AsyncGenerator<StreamResponse> {
     return this.streamOf('subscribeToTask', request, options);
   }
-  createTaskPushNotificationConfig(request: Request<'createTaskPushNotificationConfig'>, options?: CallOptions) {
+  createTaskPushNotificationConfig(request: Request<'createTaskPushNotificationConfig'>, options?: CallOptions): Promise<TaskPushNotificationConfig> {
     return this.unary('createTaskPushNotificationConfig', request, options);
   }
-  getTaskPushNotificationConfig(request: Request<'getTaskPushNotificationConfig'>, options?: CallOptions) {
+  getTaskPushNotificationConfig(request: Request<'getTaskPushNotificationConfig'>, options?: CallOptions): Promise<TaskPushNotificationConfig> {
     return this.unary('getTaskPushNotificationConfig', request, options);
   }
-  listTaskPushNotificationConfigs(request: Request<'listTaskPushNotificationConfigs'>, options?: CallOptions) {
+  listTaskPushNotificationConfigs(request: Request<'listTaskPushNotificationConfigs'>, options?: CallOptions): Promise<OperationResponses['listTaskPushNotificationConfigs']> {
     return this.unary('listTaskPushNotificationConfigs', request, options);
   }
-  deleteTaskPushNotificationConfig(request: Request<'deleteTaskPushNotificationConfig'>, options?: CallOptions) {
+  deleteTaskPushNotificationConfig(request: Request<'deleteTaskPushNotificationConfig'>, options?: CallOptions): Promise<OperationResponses['deleteTaskPushNotificationConfig']> {
     return this.unary('deleteTaskPushNotificationConfig', request, options);
   }
   async getExtendedAgentCard(request: Request<'getExtendedAgentCard'> = {}, options?: CallOptions): Promise<AgentCard> {
@@ -175,9 +181,9 @@ export class A2AClient {
 
   /** Waits until the task is terminal (or, with `until: 'finalForNow'`, interrupted too). */
   waitForTask(taskId: string, options: WaitOptions & CallOptions = {}): Promise<Task> {
-    const call = { ...options, timeoutMs: undefined };
     const deadline = new Deadline(options.signal, options.timeoutMs);
-    const scoped = { ...call, signal: deadline.signal };
+    const scoped: CallOptions = { signal: deadline.signal };
+    if (options.headers) scoped.headers = options.headers;
     return waitForTask(
       {
         streaming: this.card.capabilities.streaming === true,
@@ -196,13 +202,9 @@ export class A2AClient {
   }
 
   /** The current agent card, revalidated through the card cache when the client was created from a URL. */
-  async refreshCard(options: { signal?: AbortSignal } = {}): Promise<AgentCard> {
+  async refreshCard(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<AgentCard> {
     if (this.cardSource === undefined) return this.card;
-    this.card = await resolveCard(this.cardSource, {
-      fetch: this.fetch,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(this.options.cardCache === undefined ? {} : { cache: this.options.cardCache }),
-    });
+    this.card = await fetchCard(this.cardSource, { ...this.options, ...options, fetch: this.fetch });
     return this.card;
   }
 
@@ -261,8 +263,9 @@ export class A2AClient {
     });
   }
 
-  /** Passes the events through, then tells the interceptors how the stream ended. */
+  /** Passes the events through, then tells the interceptors how the stream ended (also when the reader stopped early). */
   private async *observe(call: ClientCall, items: AsyncIterable<StreamItem>, deadline: Deadline): AsyncGenerator<StreamItem> {
+    let result: CallResult | undefined;
     let last: StreamResponse | undefined;
     try {
       for await (const item of items) {
@@ -270,13 +273,12 @@ export class A2AClient {
         yield item;
       }
     } catch (error) {
-      const e = deadline.wrap(error);
-      await this.after(call, { ok: false, error: e });
-      throw e;
+      result = { ok: false, error: deadline.wrap(error) };
+      throw result.error;
     } finally {
       deadline.dispose();
+      await this.after(call, result ?? { ok: true, value: last });
     }
-    await this.after(call, { ok: true, value: last });
   }
 
   private async after(call: ClientCall, result: CallResult): Promise<void> {

@@ -64,7 +64,14 @@ class JsonRpcTransport implements Transport {
       resultOf(await readJson(res), res.status);
       throw new A2AClientError('INVALID_RESPONSE', 'The agent answered a streaming call without an event stream');
     }
-    return streamItems(res, (sse) => checkEvent(resultOf(parseJson(sse.data, 'an event'), res.status)));
+    return streamItems(res, (sse) => {
+      const body = parseJson(sse.data, 'an event');
+      // B9: `event: error` carries a JSON-RPC error response (or, from some servers, the bare error object).
+      if (sse.event === 'error' && isObject(body) && !isObject(body.error) && typeof body.code === 'number') {
+        throw fromJsonRpcError(body as unknown as JsonRpcErrorObject);
+      }
+      return checkEvent(resultOf(body, res.status));
+    });
   }
 }
 

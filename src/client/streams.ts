@@ -105,7 +105,8 @@ export async function* resumableStream(source: ResumableSource): AsyncGenerator<
   let items: AsyncIterable<StreamItem> | StreamItem[] = await source.open();
   for (;;) {
     let cause: unknown;
-    let first = resumed;
+    // Without ids the resubscription opens with a snapshot that may repeat what we have (SUB-01).
+    let first = resumed && lastId === undefined;
     try {
       for await (const item of items) {
         const seq = seqOf(item.id);
