@@ -28,7 +28,8 @@ export function createAgentCardRoute(card: AgentCard, options: CardRouteOptions 
       return { status: 405, headers: { ...headers, allow: 'GET, HEAD' }, body: '{"error":{"code":405,"status":"INVALID_ARGUMENT","message":"Use GET"}}' };
     }
     const inm = req.header('if-none-match');
-    if (inm !== undefined && inm.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+    // RFC 9110 §13.1.2: If-None-Match uses weak comparison, so W/"x" matches "x".
+    if (inm !== undefined && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
       return { status: 304, headers };
     }
     return { status: 200, headers, ...(req.method === 'GET' ? { body } : {}) };

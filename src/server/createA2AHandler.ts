@@ -29,6 +29,11 @@ export interface A2AHandlerOptions extends RequestHandlerOptions {
   cardMaxAgeSeconds?: number;
   /** Protocol versions served (default ["1.0"]). */
   supportedVersions?: string[];
+  /**
+   * Origins allowed to call the bindings from a browser (CORS, with preflight). Default: none
+   * for the bindings; the Agent Card is always readable cross-origin (CARD-11).
+   */
+  corsOrigins?: '*' | string[];
 }
 
 export interface A2AHandler extends HttpHandler {
@@ -58,9 +63,17 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const restPrefix = restPath === null ? null : restPath.replace(/\/$/, '');
   const card = createAgentCardRoute(options.agentCard, options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds });
 
+  const cors = corsPolicy(options.corsOrigins);
+
   async function handle(req: HttpRequest): Promise<HttpResponse> {
     const path = req.path;
-    if (path === AGENT_CARD_PATH) return card(req);
+    if (path === AGENT_CARD_PATH) return req.method === 'OPTIONS' ? cors.preflight(req, true) : card(req);
+    if (req.method === 'OPTIONS') return cors.preflight(req, false);
+    const res = await route(req, path);
+    return cors.decorate(req, res);
+  }
+
+  async function route(req: HttpRequest, path: string): Promise<HttpResponse> {
     if (jsonRpcPath !== null && path === jsonRpcPath) return handleJsonRpc(req, binding);
     if (restPrefix !== null && (path === restPrefix || path.startsWith(`${restPrefix}/`))) {
       return handleRest(req, path.slice(restPrefix.length), binding);
@@ -137,4 +150,39 @@ function toFetchResponse(res: HttpResponse): Response {
     },
   });
   return new Response(stream, { status: res.status, headers: res.headers });
+}
+
+const ALLOWED_HEADERS = 'Content-Type, Authorization, A2A-Version, A2A-Extensions, Last-Event-ID';
+const EXPOSED_HEADERS = 'A2A-Version, A2A-Extensions';
+
+/** CORS for browser clients: preflight answers and the allow-origin header on responses. */
+function corsPolicy(origins: '*' | string[] | undefined) {
+  const allowed = (origin: string | undefined): string | undefined => {
+    if (origins === '*') return '*';
+    if (origin && origins?.includes(origin)) return origin;
+    return undefined;
+  };
+  return {
+    preflight(req: HttpRequest, publicResource: boolean): HttpResponse {
+      const origin = publicResource ? '*' : allowed(req.header('origin'));
+      if (!origin) return { status: 403, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":403,"status":"PERMISSION_DENIED","message":"Cross-origin requests are not allowed"}}' };
+      return {
+        status: 204,
+        headers: {
+          'access-control-allow-origin': origin,
+          'access-control-allow-methods': publicResource ? 'GET, HEAD, OPTIONS' : 'GET, POST, DELETE, OPTIONS',
+          'access-control-allow-headers': ALLOWED_HEADERS,
+          'access-control-max-age': '600',
+          ...(origin === '*' ? {} : { vary: 'Origin' }),
+        },
+      };
+    },
+    decorate(req: HttpRequest, res: HttpResponse): HttpResponse {
+      if (!origins) return res;
+      const origin = allowed(req.header('origin'));
+      if (!origin) return res;
+      res.headers = { ...res.headers, 'access-control-allow-origin': origin, 'access-control-expose-headers': EXPOSED_HEADERS, ...(origin === '*' ? {} : { vary: 'Origin' }) };
+      return res;
+    },
+  };
 }
