@@ -5,11 +5,11 @@
  * (a reply, a terminal or interrupted state, or the agent returned).
  */
 import { applyArtifact, applyStatus, appendUserMessage } from '../protocol/applyEvent.js';
-import { UnsupportedOperationError } from '../protocol/errors.js';
+import { UnsupportedOperationError, invalidField } from '../protocol/errors.js';
 import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
 import type { JsonObject, Message, StreamResponse, Task, TaskState } from '../protocol/types.js';
 import type { AgentExecutor, RequestContext } from './agentExecutor.js';
-import type { TaskRecord } from './stores/taskStore.js';
+import { DuplicateMessageError, type MessageClaim, type TaskRecord } from './stores/taskStore.js';
 import { toParts, type ArtifactOptions, type Content, type TaskUpdater } from './taskUpdater.js';
 import type { TaskWriter } from './taskWriter.js';
 
@@ -29,6 +29,8 @@ export interface ExecutionInput {
   abort: { readonly signal: AbortSignal };
   newId: () => string;
   onError?: (error: unknown) => void;
+  /** R4: recorded with the write this message causes (the creation, or the follow-up). */
+  claim?: MessageClaim;
 }
 
 let lastMs = 0;
@@ -53,6 +55,8 @@ export class Execution implements TaskUpdater {
   private record: TaskRecord | undefined;
   private replied: Message | undefined;
   private terminal = false;
+  /** R4: a concurrent duplicate of this message created its task first. */
+  private duplicateOf: DuplicateMessageError | undefined;
 
   constructor(private readonly input: ExecutionInput) {
     this.taskId = input.context.taskId;
@@ -74,8 +78,9 @@ export class Execution implements TaskUpdater {
         // A follow-up message joins the history of its task (snapshot-only change, no event).
         // It may have waited for a previous run that ended the task: then it is refused (LIFE-03).
         const message = context.message;
+        const claim = this.input.claim;
         const { record } = await this.input.writer.update(context.tenant, this.taskId, (r) =>
-          isTerminalState(r.task.status.state) ? undefined : { task: appendUserMessage(r.task, message), events: [] },
+          isTerminalState(r.task.status.state) ? undefined : { task: appendUserMessage(r.task, message), events: [], ...(claim ? { claim } : {}) },
         );
         this.record = record;
         if (isTerminalState(record.task.status.state)) {
@@ -92,11 +97,21 @@ export class Execution implements TaskUpdater {
       };
       await this.input.executor.execute(ctx, this);
     } catch (error) {
+      if (error instanceof DuplicateMessageError) this.duplicateOf = error;
+      if (this.duplicateOf) {
+        await this.answerDuplicate(this.duplicateOf);
+        return;
+      }
       this.input.onError?.(error);
       if (!this.replied && !this.terminal) {
         // The error itself goes to onError (logs), not to the client: it may hold internals.
         await this.safely(() => this.fail('The agent failed while processing this message'));
       }
+    }
+    if (this.duplicateOf) {
+      // The agent swallowed the refused write: its run still answers as the duplicate it is.
+      await this.answerDuplicate(this.duplicateOf);
+      return;
     }
     if (!this.replied && !this.record) {
       // The agent returned without answering: record that as a failed task, never hang.
@@ -107,6 +122,21 @@ export class Execution implements TaskUpdater {
       const { tenant } = this.input.context;
       this.record = (await this.input.writer.store.get(tenant, this.taskId).catch(() => undefined)) ?? this.record;
     }
+    this.finish();
+  }
+
+  /** R4: answer with the task the first delivery of this message created or continued. */
+  private async answerDuplicate(dup: DuplicateMessageError): Promise<void> {
+    if (this.input.claim && dup.existing.fingerprint !== this.input.claim.fingerprint) {
+      this.refuse(invalidField('message.messageId', 'was already used for a different message'));
+      return;
+    }
+    const record = await this.input.writer.store.get(this.input.context.tenant, dup.existing.taskId).catch(() => undefined);
+    if (!record) {
+      this.refuse(dup);
+      return;
+    }
+    this.record = record;
     this.finish();
   }
 
@@ -217,6 +247,7 @@ export class Execution implements TaskUpdater {
   /** Creates the task on first use: SUBMITTED, with the user message as history[0]. */
   private async ensureTask(): Promise<TaskRecord> {
     if (this.record) return this.record;
+    if (this.duplicateOf) throw this.duplicateOf;
     if (this.replied) throw new Error('the agent already replied with a message; no task can be created');
     const task: Task = {
       id: this.taskId,
@@ -224,7 +255,15 @@ export class Execution implements TaskUpdater {
       status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() },
       history: [this.input.context.message],
     };
-    this.record = await this.input.writer.create(this.input.context.tenant, task);
+    const claim = this.input.claim;
+    try {
+      this.record = await this.input.writer.create(this.input.context.tenant, task, claim ? { claim } : {});
+    } catch (error) {
+      // A concurrent duplicate of this message created its task first: every later write of
+      // this run is refused too, and run() answers with that task.
+      if (error instanceof DuplicateMessageError) this.duplicateOf = error;
+      throw error;
+    }
     this.resolveStarted({ kind: 'task', record: this.record });
     return this.record;
   }

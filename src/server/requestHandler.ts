@@ -37,6 +37,7 @@ import { LocalEventBus, type EventBus } from './eventBus.js';
 import { LazyAbort } from './lazyAbort.js';
 import { Execution, type Outcome } from './execution.js';
 import { mediaTypeAccepted } from './mediaTypes.js';
+import { messageFingerprint } from './messageFingerprint.js';
 import { decodePageToken, encodePageToken } from './pageToken.js';
 import { MemoryTaskStore } from './stores/memoryStore.js';
 import type { TaskRecord, TaskStore } from './stores/taskStore.js';
@@ -144,6 +145,9 @@ export class A2ARequestHandler {
   }
 
   private async sendMessage(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
+    // R4: a retry of a message already received is answered from its task; the agent does not run again.
+    const duplicate = await this.duplicateOf(req, { wait: req.configuration?.returnImmediately !== true });
+    if (duplicate) return this.toResponse({ kind: 'task', record: duplicate }, req.configuration?.historyLength);
     const execution = await this.startExecution(req, ctx);
     const wait = req.configuration?.returnImmediately ? execution.started : execution.settled;
     return this.toResponse(await wait, req.configuration?.historyLength);
@@ -151,10 +155,13 @@ export class A2ARequestHandler {
 
   private async sendStreamingMessage(req: SendMessageRequest, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     const existing = req.message.taskId !== undefined;
-    const execution = await this.startExecution(req, ctx);
     const tenant = req.tenant ?? '';
     const historyLength = req.configuration?.historyLength;
     const shape = (task: Task) => shapeTask(task, { historyLength });
+    const duplicate = await this.duplicateOf(req, { wait: false });
+    // R4: a retried stream follows the task its first delivery started, from its current snapshot.
+    if (duplicate) return this.openStream({ tenant, taskId: duplicate.task.id, start: 'snapshot' }, ctx, shape);
+    const execution = await this.startExecution(req, ctx);
     if (existing) {
       // STREAM-03: a follow-up stream starts with the current Task, then the new events.
       return this.openStream({ tenant, taskId: execution.taskId, start: 'snapshot' }, ctx, shape);
@@ -162,6 +169,8 @@ export class A2ARequestHandler {
     const first = await execution.started;
     if (first.kind === 'refused') throw first.error;
     if (first.kind === 'message') return single({ event: { message: first.message } });
+    // A concurrent duplicate answers with the first delivery's task, not the id it was given.
+    if (first.record.task.id !== execution.taskId) return this.openStream({ tenant, taskId: first.record.task.id, start: 'snapshot' }, ctx, shape);
     return this.openStream({ tenant, taskId: execution.taskId, start: 0 }, ctx, shape);
   }
 
@@ -242,6 +251,21 @@ export class A2ARequestHandler {
     return typeof source === 'function' ? source(ctx) : source;
   }
 
+  /**
+   * R4: the task of a message id already recorded in this tenant, after the run it started has
+   * settled (unless `wait` is false); a different message under a used id is invalid params.
+   */
+  private async duplicateOf(req: SendMessageRequest, options: { wait: boolean }): Promise<TaskRecord | undefined> {
+    const tenant = req.tenant ?? '';
+    const seen = await this.store.findMessage(tenant, req.message.messageId);
+    if (!seen) return undefined;
+    if (seen.fingerprint !== messageFingerprint(req.message)) {
+      throw invalidField('message.messageId', 'was already used for a different message');
+    }
+    if (options.wait) await this.running.get(`${tenant}\u0000${seen.taskId}`)?.done;
+    return this.requireTask(tenant, seen.taskId);
+  }
+
   private async requireTask(tenant: string, id: string): Promise<TaskRecord> {
     const record = await this.store.get(tenant, id);
     if (!record) throw new TaskNotFoundError(`Task ${id} not found`, { metadata: { taskId: id } });
@@ -282,6 +306,7 @@ export class A2ARequestHandler {
       executor: this.executor,
       existing,
       abort: controller,
+      claim: { messageId: message.messageId, fingerprint: messageFingerprint(message) },
       newId: this.newId,
       ...(this.options.onError ? { onError: this.options.onError } : {}),
       context: {

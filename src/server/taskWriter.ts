@@ -5,12 +5,14 @@
  */
 import type { StreamResponse, Task } from '../protocol/types.js';
 import type { EventBus } from './eventBus.js';
-import { VersionConflictError, type StoredEvent, type TaskRecord, type TaskStore } from './stores/taskStore.js';
+import { VersionConflictError, type MessageClaim, type StoredEvent, type TaskRecord, type TaskStore } from './stores/taskStore.js';
 import { TaskNotFoundError } from '../protocol/errors.js';
 
 export interface TaskChange {
   task: Task;
   events: StreamResponse[];
+  /** R4: the user message this change records (DuplicateMessageError if it was recorded before). */
+  claim?: MessageClaim;
 }
 
 const MAX_ATTEMPTS = 20;
@@ -23,8 +25,8 @@ export class TaskWriter {
     readonly bus: EventBus,
   ) {}
 
-  async create(tenant: string, task: Task): Promise<TaskRecord> {
-    const { record, events } = await this.store.create(tenant, task);
+  async create(tenant: string, task: Task, options: { claim?: MessageClaim } = {}): Promise<TaskRecord> {
+    const { record, events } = await this.store.create(tenant, task, options);
     this.bus.publish(tenant, task.id, events);
     return record;
   }
@@ -45,7 +47,14 @@ export class TaskWriter {
         const next = change(record);
         if (!next) return { record, events: [] };
         try {
-          const result = await this.store.append({ tenant, taskId, expectedVersion: record.version, task: next.task, events: next.events });
+          const result = await this.store.append({
+            tenant,
+            taskId,
+            expectedVersion: record.version,
+            task: next.task,
+            events: next.events,
+            ...(next.claim ? { claim: next.claim } : {}),
+          });
           this.bus.publish(tenant, taskId, result.events);
           return result;
         } catch (error) {

@@ -348,7 +348,7 @@ describe('R15 maxBodyBytes option', () => {
   /** A SendMessage body of exactly `size` bytes (the text is padded with spaces the demo trims). */
   function bodyOfSize(size: number, rest = false): string {
     const make = (pad: number) => {
-      const params = { message: userMessage(`hi${' '.repeat(pad)}`, { messageId: 'fixed-id-1' }) };
+      const params = { message: userMessage(`hi${' '.repeat(pad)}`, { messageId: rest ? 'fixed-id-2' : 'fixed-id-1' }) };
       return rest ? JSON.stringify(params) : rpcBody('SendMessage', params, 1);
     };
     const body = make(size - Buffer.byteLength(make(0)));

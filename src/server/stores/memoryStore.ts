@@ -4,7 +4,10 @@
  */
 import type { Task } from '../../protocol/types.js';
 import {
+  DuplicateMessageError,
   VersionConflictError,
+  type MessageClaim,
+  type MessageRecord,
   statusTime,
   type AppendInput,
   type ListQuery,
@@ -26,6 +29,7 @@ export interface MemoryStoreOptions {
 
 export class MemoryTaskStore implements TaskStore {
   private readonly entries = new Map<string, Entry>();
+  private readonly messages = new Map<string, MessageRecord>();
   private readonly maxEvents: number;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -36,9 +40,10 @@ export class MemoryTaskStore implements TaskStore {
     return this.entries.get(key(tenant, taskId))?.record;
   }
 
-  async create(tenant: string, task: Task): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
+  async create(tenant: string, task: Task, options: { claim?: MessageClaim } = {}): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
     const k = key(tenant, task.id);
     if (this.entries.has(k)) throw new VersionConflictError(task.id);
+    this.claim(tenant, task.id, options.claim);
     const events: StoredEvent[] = [{ seq: 1, event: { task } }];
     const record: TaskRecord = { tenant, task, version: 1, seq: 1 };
     this.entries.set(k, { record, log: events.slice() });
@@ -48,12 +53,26 @@ export class MemoryTaskStore implements TaskStore {
   async append(input: AppendInput): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
     const entry = this.entries.get(key(input.tenant, input.taskId));
     if (!entry || entry.record.version !== input.expectedVersion) throw new VersionConflictError(input.taskId);
+    this.claim(input.tenant, input.taskId, input.claim);
     let seq = entry.record.seq;
     const events = input.events.map((event) => ({ seq: ++seq, event }));
     entry.record = { tenant: input.tenant, task: input.task, version: entry.record.version + 1, seq };
     for (const e of events) entry.log.push(e);
     if (entry.log.length > this.maxEvents) entry.log.splice(0, entry.log.length - this.maxEvents);
     return { record: entry.record, events };
+  }
+
+  async findMessage(tenant: string, messageId: string): Promise<MessageRecord | undefined> {
+    return this.messages.get(key(tenant, messageId));
+  }
+
+  /** Records a message id before anything else is written; a repeat throws and writes nothing. */
+  private claim(tenant: string, taskId: string, claim: MessageClaim | undefined): void {
+    if (!claim) return;
+    const k = key(tenant, claim.messageId);
+    const existing = this.messages.get(k);
+    if (existing) throw new DuplicateMessageError(existing);
+    this.messages.set(k, { messageId: claim.messageId, taskId, fingerprint: claim.fingerprint });
   }
 
   async events(tenant: string, taskId: string, afterSeq: number): Promise<StoredEvent[]> {

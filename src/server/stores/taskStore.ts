@@ -29,6 +29,21 @@ export interface AppendInput {
   task: Task;
   /** Events to add to the log (may be empty: a snapshot-only change such as a history append). */
   events: StreamResponse[];
+  /** R4: records the user message that caused this write, in the same transaction. */
+  claim?: MessageClaim;
+}
+
+/** R4: a user message id recorded with the write it caused (creation or follow-up). */
+export interface MessageClaim {
+  messageId: string;
+  /** Digest of the message, to tell a retry (same) from a reused id (different). */
+  fingerprint: string;
+}
+
+export interface MessageRecord {
+  messageId: string;
+  taskId: string;
+  fingerprint: string;
 }
 
 export interface ListQuery {
@@ -48,6 +63,13 @@ export interface ListResult {
   hasMore: boolean;
 }
 
+/** The claimed message id is already recorded (by a retry, or a concurrent duplicate); nothing was written. */
+export class DuplicateMessageError extends Error {
+  constructor(readonly existing: MessageRecord) {
+    super(`message ${existing.messageId} was already received (task ${existing.taskId})`);
+  }
+}
+
 /** Raised when a compare-and-set write lost the race; the caller re-reads and retries. */
 export class VersionConflictError extends Error {
   constructor(readonly taskId: string) {
@@ -57,10 +79,18 @@ export class VersionConflictError extends Error {
 
 export interface TaskStore {
   get(tenant: string, taskId: string): Promise<TaskRecord | undefined>;
-  /** Creates the task; its first event (seq 1) is the `{task}` snapshot. */
-  create(tenant: string, task: Task): Promise<{ record: TaskRecord; events: StoredEvent[] }>;
-  /** Compare-and-set append; throws VersionConflictError when `expectedVersion` is stale. */
+  /**
+   * Creates the task; its first event (seq 1) is the `{task}` snapshot. With `claim`, the message
+   * id is recorded in the same transaction (DuplicateMessageError, and nothing written, if it was).
+   */
+  create(tenant: string, task: Task, options?: { claim?: MessageClaim }): Promise<{ record: TaskRecord; events: StoredEvent[] }>;
+  /**
+   * Compare-and-set append; throws VersionConflictError when `expectedVersion` is stale, and
+   * DuplicateMessageError when `claim` names a recorded message id.
+   */
   append(input: AppendInput): Promise<{ record: TaskRecord; events: StoredEvent[] }>;
+  /** R4: the task a user message id was recorded with. */
+  findMessage(tenant: string, messageId: string): Promise<MessageRecord | undefined>;
   /** Events with seq > afterSeq, in order. */
   events(tenant: string, taskId: string, afterSeq: number): Promise<StoredEvent[]>;
   list(query: ListQuery): Promise<ListResult>;

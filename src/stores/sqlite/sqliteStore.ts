@@ -229,7 +229,7 @@ export class SqliteTaskStore implements IdempotentTaskStore, ActiveTaskSource {
 
   /**
    * Records this process as a server of the file and returns the other live ones on this host
-   * (rows of processes that died, by kill -9 say, are removed). The R2 sweep must not run while
+   * (rows of processes that died, by kill -9 say, and rows of other hosts are removed). The R2 sweep must not run while
    * another server may be executing tasks: `openStore().recover()` skips it then.
    */
   registerInstance(): Array<{ host: string; pid: number; startedAt: string }> {
@@ -239,7 +239,10 @@ export class SqliteTaskStore implements IdempotentTaskStore, ActiveTaskSource {
       const live: Array<{ host: string; pid: number; startedAt: string }> = [];
       for (const r of rows) {
         if (r.host === host && r.pid === process.pid) continue;
-        if (r.host === host && !processAlive(r.pid)) {
+        // A file is served from one host (SQLite over a network filesystem is unsupported), so a
+        // row from another host is a previous life of this one — a container restarted under a
+        // new hostname, say — as is a row whose process is gone.
+        if (r.host !== host || !processAlive(r.pid)) {
           this.db.prepare('DELETE FROM instances WHERE host = ? AND pid = ?').run(r.host, r.pid);
           continue;
         }

@@ -1,0 +1,28 @@
+/** R4: what tells a retried SendMessage (same message) from a reused messageId (different message). */
+
+/**
+ * A stable digest of a message for duplicate detection: key order does not matter, every
+ * value does. Two independent 32-bit FNV-1a lanes over canonical JSON (Math.imul, no BigInt,
+ * so large messages stay cheap) plus the length: collisions only need to be unlikely between
+ * two bodies sent with the same messageId, not adversarially hard.
+ */
+export function messageFingerprint(value: unknown): string {
+  const text = canonicalJson(value);
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return `fnv:${(a >>> 0).toString(16)}${(b >>> 0).toString(16)}:${text.length}`;
+}
+
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}

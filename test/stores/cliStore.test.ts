@@ -1,0 +1,83 @@
+/**
+ * The storage side of the `a2a` command: `a2a serve --store sqlite:PATH` keeps tasks across a
+ * kill -9 and marks the interrupted ones FAILED on restart (R2); `a2a db migrate` and
+ * `a2a db purge` maintain the file; a bad --store is a usage error (exit 2).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Task } from '../../src/protocol/types.js';
+
+const A2A_BIN = fileURLToPath(new URL('../../bin/a2a.js', import.meta.url));
+const wired = spawnSync(process.execPath, [A2A_BIN, 'serve', '--help'], { encoding: 'utf8' }).stdout.includes('--store');
+const skip = wired ? undefined : '`a2a serve --store` is not wired into the CLI yet';
+
+function a2a(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [A2A_BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+async function serveOn(store: string) {
+  const child = spawn(process.execPath, [A2A_BIN, 'serve', '--port', '0', '--json', '--store', store], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const out = await new Promise<{ jsonrpc: string; store: string }>((resolve, reject) => {
+    child.stdout.setEncoding('utf8').once('data', (d: string) => resolve(JSON.parse(d.split('\n')[0] ?? '') as { jsonrpc: string; store: string }));
+    child.once('exit', (code) => reject(new Error(`a2a serve exited ${code}: ${stderr}`)));
+  });
+  const rpc = async (method: string, params: unknown): Promise<unknown> => {
+    const res = await fetch(out.jsonrpc, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    return ((await res.json()) as { result: unknown }).result;
+  };
+  const kill = (signal: NodeJS.Signals) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill(signal))));
+  return { out, rpc, kill, stderr: () => stderr };
+}
+
+function message(text: string) {
+  return { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } };
+}
+
+test('a2a serve --store sqlite:PATH: tasks survive kill -9, interrupted ones end FAILED; a2a db migrate / purge', { ...(skip ? { skip } : {}), timeout: 60_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'a2a-cli-store-'));
+  const path = join(dir, 'data', 'tasks.db');
+  try {
+    const migrated = a2a(['db', 'migrate', '--store', `sqlite:${path}`, '--json']);
+    assert.equal(migrated.code, 0, migrated.stderr);
+    assert.ok((JSON.parse(migrated.stdout) as { applied: number[] }).applied.length > 0);
+
+    let s = await serveOn(`sqlite:${path}`);
+    assert.equal(s.out.store, `sqlite:${path}`);
+    const done = ((await s.rpc('SendMessage', message('hello'))) as { task: Task }).task;
+    const slow = ((await s.rpc('SendMessage', { ...message('slow job'), configuration: { returnImmediately: true } })) as { task: Task }).task;
+    await s.kill('SIGKILL');
+
+    s = await serveOn(`sqlite:${path}`);
+    try {
+      assert.deepEqual(await s.rpc('GetTask', { id: done.id }), done);
+      const after = (await s.rpc('GetTask', { id: slow.id })) as Task;
+      assert.equal(after.status.state, 'TASK_STATE_FAILED');
+      assert.match(s.stderr(), /marked 1 interrupted task\(s\) FAILED/);
+    } finally {
+      await s.kill('SIGTERM');
+    }
+
+    assert.match(a2a(['db', 'migrate', '--store', `sqlite:${path}`]).stdout, /up to date/);
+    const purged = a2a(['db', 'purge', '--store', `sqlite:${path}`, '--older-than-days', '0.000001', '--json']);
+    assert.equal(purged.code, 0, purged.stderr);
+    assert.equal((JSON.parse(purged.stdout) as { purged: number }).purged, 2);
+
+    const bad = a2a(['serve', '--store', 'mysql://nope']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--store must be memory, sqlite, sqlite:PATH or postgres/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

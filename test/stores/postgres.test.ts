@@ -1,0 +1,179 @@
+/**
+ * The store contract on PostgreSQL (a fresh schema per test, in a database made for this run),
+ * plus migrations, retention purge and query plans. Needs a server: see pgSetup.ts.
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type pg from 'pg';
+import { PostgresTaskStore } from '../../src/stores/postgres/postgresStore.js';
+import { POSTGRES_MIGRATIONS, migratePostgres, schemaVersionPg } from '../../src/stores/postgres/migrations.js';
+import { makeTask, runStoreContract, ts } from './contract.js';
+import { pgTestDatabase } from './pgSetup.js';
+import { migrateStore, openStore } from '../../src/stores/contract/openStore.js';
+
+const db = await pgTestDatabase();
+const skip = typeof db === 'string' ? db : undefined;
+if (typeof db !== 'string') after(() => db.dispose());
+
+function open(schema: string, extra: { migrate?: boolean } = {}): Promise<PostgresTaskStore> {
+  if (typeof db === 'string') throw new Error(db);
+  return PostgresTaskStore.open({ connectionString: db.url, schema, poolConfig: { max: 6 }, ...extra });
+}
+
+runStoreContract(
+  'postgres',
+  async () => {
+    if (typeof db === 'string') throw new Error(db);
+    const schema = db.schema();
+    const store = await open(schema);
+    return { store, reopen: () => open(schema), cleanup: () => store.close() };
+  },
+  skip ? { skip } : {},
+);
+
+describe('postgres store', skip ? { skip } : {}, () => {
+  test('migrations: applied once, concurrently safe, versioned; newer schema refused; migrate:false refuses an outdated one', async () => {
+    if (typeof db === 'string') return;
+    const schema = db.schema();
+    // Four instances starting at once: the advisory lock lets exactly one apply each migration.
+    const stores = await Promise.all(Array.from({ length: 4 }, () => open(schema)));
+    const applied = stores.map((s) => s.migration.applied);
+    assert.equal(applied.filter((a) => a.length > 0).length, 1, JSON.stringify(applied));
+    assert.deepEqual(applied.flat(), POSTGRES_MIGRATIONS.map((m) => m.version));
+    const pool = stores[0]?.pool as pg.Pool;
+    assert.equal(await schemaVersionPg(pool, schema), POSTGRES_MIGRATIONS.at(-1)?.version);
+    const extra = { version: (POSTGRES_MIGRATIONS.at(-1)?.version ?? 0) + 1, name: 'test column', sql: 'ALTER TABLE {s}.tasks ADD COLUMN note text' };
+    assert.deepEqual((await migratePostgres(pool, { schema, migrations: [...POSTGRES_MIGRATIONS, extra] })).applied, [extra.version]);
+    await assert.rejects(open(schema), /newer than this a2a-kit/);
+    const bad = { version: extra.version + 1, name: 'half', sql: 'CREATE TABLE {s}.half (x int); SELECT * FROM nowhere' };
+    await assert.rejects(migratePostgres(pool, { schema, migrations: [...POSTGRES_MIGRATIONS, extra, bad] }));
+    assert.equal(await schemaVersionPg(pool, schema), extra.version);
+    const half = await pool.query('SELECT to_regclass($1) AS t', [`"${schema}".half`]);
+    assert.equal(half.rows[0].t, null, 'a failed migration leaves nothing behind');
+    for (const s of stores) await s.close();
+
+    const fresh = db.schema();
+    await assert.rejects(open(fresh, { migrate: false }), /run "a2a db migrate"/);
+    await (await open(fresh)).close();
+    await (await open(fresh, { migrate: false })).close();
+  });
+
+  test('list queries use the indexes (EXPLAIN on a table with 5,000 tasks)', async () => {
+    if (typeof db === 'string') return;
+    const store = await open(db.schema());
+    try {
+      const s = `"${store.schema}"`;
+      await store.pool.query(
+        `INSERT INTO ${s}.tasks (tenant, id, context_id, state, status_ts, version, seq, task_json)
+         SELECT 't' || (g % 5), 'id' || g, 'c' || (g % 50), CASE WHEN g % 3 = 0 THEN 'TASK_STATE_COMPLETED' ELSE 'TASK_STATE_WORKING' END,
+                to_char(timestamp '2025-01-01' + g * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 1, 1, '{}'
+         FROM generate_series(1, 5000) g`,
+      );
+      await store.pool.query(`ANALYZE ${s}.tasks`);
+      const plans = [
+        `SELECT task_json FROM ${s}.tasks WHERE tenant = 't1' AND status_ts <= '2025-01-01T00:30:00.000Z' AND (status_ts < '2025-01-01T00:30:00.000Z' OR id < 'x') ORDER BY status_ts DESC, id DESC LIMIT 51`,
+        `SELECT task_json FROM ${s}.tasks WHERE tenant = 't1' AND context_id = 'c1' ORDER BY status_ts DESC, id DESC LIMIT 51`,
+        `SELECT task_json FROM ${s}.tasks WHERE tenant = 't1' AND state = 'TASK_STATE_WORKING' AND status_ts >= '2025-01-01T00:10:00.000Z' ORDER BY status_ts DESC, id DESC LIMIT 51`,
+      ];
+      for (const [i, sql] of plans.entries()) {
+        const plan = (await store.pool.query(`EXPLAIN ${sql}`)).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+        assert.match(plan, /Index Scan (Backward )?using tasks_by_|Bitmap Index Scan on tasks_by_/, plan);
+        assert.doesNotMatch(plan, /Seq Scan/, plan);
+        // The unfiltered keyset page reads the index in order: no sort, however deep the page.
+        if (i === 0) assert.doesNotMatch(plan, /Sort/, plan);
+      }
+      // Page 1000 costs about what page 1 costs.
+      await store.pool.query(
+        `INSERT INTO ${s}.tasks (tenant, id, context_id, state, status_ts, version, seq, task_json)
+         SELECT 'deep', id, 'c', 'TASK_STATE_COMPLETED', at, 1, 1,
+                json_build_object('id', id, 'status', json_build_object('state', 'TASK_STATE_COMPLETED', 'timestamp', at))::text
+         FROM (SELECT 'id' || lpad(g::text, 6, '0') AS id,
+                      to_char(timestamp '2025-01-01' + (g / 3) * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
+               FROM generate_series(1, 20000) g) rows`,
+      );
+      await store.pool.query(`ANALYZE ${s}.tasks`);
+      let cursor: { timestamp: string; id: string } | undefined;
+      const timings: number[] = [];
+      let seen = 0;
+      for (let page = 0; page < 1000; page++) {
+        const start = process.hrtime.bigint();
+        const r = await store.list({ tenant: 'deep', pageSize: 20, ...(cursor ? { after: cursor } : {}) });
+        timings.push(Number(process.hrtime.bigint() - start) / 1e6);
+        seen += r.records.length;
+        const last = r.records.at(-1);
+        if (!last) break;
+        cursor = { timestamp: last.task.status.timestamp ?? '', id: last.task.id };
+      }
+      assert.equal(seen, 20_000);
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+      const first = median(timings.slice(0, 50));
+      const last = median(timings.slice(-50));
+      if (process.env.A2A_TEST_VERBOSE) console.log(`postgres list page 1..50 median ${first.toFixed(3)} ms, page 951..1000 median ${last.toFixed(3)} ms`);
+      assert.ok(last < first * 3 + 1, `first pages ${first.toFixed(3)} ms, last pages ${last.toFixed(3)} ms`);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('purgeTerminal deletes old terminal tasks and their events only', async () => {
+    if (typeof db === 'string') return;
+    const store = await open(db.schema());
+    try {
+      await store.create('', makeTask('old-done', { state: 'TASK_STATE_COMPLETED', at: 1 }), { claim: { messageId: 'old-m', fingerprint: 'f' } });
+      await store.create('t2', makeTask('old-failed', { state: 'TASK_STATE_FAILED', at: 2 }));
+      await store.create('', makeTask('old-working', { state: 'TASK_STATE_WORKING', at: 1 }));
+      await store.create('', makeTask('old-input', { state: 'TASK_STATE_INPUT_REQUIRED', at: 1 }));
+      await store.create('', makeTask('new-done', { state: 'TASK_STATE_COMPLETED', at: 100 }));
+      for (let i = 0; i < 7; i++) await store.create('', makeTask(`bulk${i}`, { state: 'TASK_STATE_CANCELED', at: 3 }));
+      assert.equal(await store.purgeTerminal({ before: ts(50), batchSize: 3 }), 9);
+      assert.equal(await store.get('', 'old-done'), undefined);
+      assert.equal(await store.get('t2', 'old-failed'), undefined);
+      assert.deepEqual(await store.events('', 'old-done', 0), []);
+      assert.equal(await store.findMessage('', 'old-m'), undefined);
+      assert.ok(await store.get('', 'old-working'));
+      assert.ok(await store.get('', 'old-input'));
+      assert.ok(await store.get('', 'new-done'));
+      const left = await store.pool.query(`SELECT count(*)::int AS n FROM "${store.schema}".events`);
+      assert.equal(left.rows[0].n, 3);
+      assert.equal(await store.purgeTerminal({ before: new Date(Date.parse(ts(50))) }), 0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('openStore("postgres://…?schema=…"): migrates, recovers interrupted tasks, purges', async () => {
+    if (typeof db === 'string') return;
+    const url = new URL(db.url);
+    url.searchParams.set('schema', db.schema());
+    assert.ok((await migrateStore(url.toString())).applied.length > 0);
+    const opened = await openStore(url.toString(), { migrate: false });
+    try {
+      assert.ok(opened.store instanceof PostgresTaskStore);
+      await opened.store.create('t', makeTask('run', { state: 'TASK_STATE_WORKING' }));
+      await opened.store.create('t', makeTask('done', { state: 'TASK_STATE_COMPLETED' }));
+      assert.deepEqual(
+        (await opened.recover()).recovered.map((r) => r.taskId),
+        ['run'],
+      );
+      assert.equal((await opened.store.get('t', 'run'))?.task.status.state, 'TASK_STATE_FAILED');
+      assert.equal(await opened.purge?.(new Date('2100-01-01')), 2);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test('listActive finds SUBMITTED and WORKING tasks in every tenant', async () => {
+    if (typeof db === 'string') return;
+    const store = await open(db.schema());
+    try {
+      await store.create('a', makeTask('w', { state: 'TASK_STATE_WORKING' }));
+      await store.create('b', makeTask('s', { state: 'TASK_STATE_SUBMITTED' }));
+      await store.create('b', makeTask('i', { state: 'TASK_STATE_INPUT_REQUIRED' }));
+      await store.create('c', makeTask('d', { state: 'TASK_STATE_COMPLETED' }));
+      const active = (await store.listActive()).map((r) => `${r.tenant}/${r.taskId}`).sort();
+      assert.deepEqual(active, ['a/w', 'b/s']);
+    } finally {
+      await store.close();
+    }
+  });
+});
