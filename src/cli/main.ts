@@ -1,21 +1,82 @@
-/** The `a2a` command line. */
-import { serveCommand, serveHelp, UsageError } from './commands/serve.js';
+/** The `a2a` command line. Commands are loaded on use, so calling an agent never loads the server. */
+import { exitCodeOf, isUsageError } from './errors.js';
 
 const HELP = `Usage: a2a <command> [options]
 
-Commands:
-  serve     run an agent (JSON-RPC + HTTP+JSON + Agent Card)
+Run an agent:
+  serve       run an agent (JSON-RPC + HTTP+JSON + Agent Card)
+  db          storage maintenance: schema migrations, purging old tasks
 
-Run "a2a <command> --help" for the options of a command.
+Call an agent:
+  card        show an agent's Agent Card
+  send        send a message, print the task or the reply
+  stream      send a message, follow the task live
+  chat        talk to an agent, turn after turn
+  get         show a task
+  list        list tasks
+  cancel      cancel a task
+  subscribe   follow a running task live
+
+Run "a2a <command> --help" for the options and examples of a command.
+Exit codes: 0 ok, 2 usage, 3 error from the agent, 4 network or client error,
+5 task FAILED, REJECTED or CANCELED (see docs/cli.md).
 
 Examples:
-  a2a serve                            the demo agent on http://localhost:8080
-  a2a serve --agent conformance        the conformance (TCK) agent
-  a2a serve --agent ./my-agent.ts      your own agent module: export default { card, executor }
+  a2a serve                                    the demo agent on http://localhost:8080
+  a2a serve --agent ./my-agent.ts              your own agent module: export default { card, executor }
+  a2a card http://localhost:8080               what the agent can do
+  a2a send http://localhost:8080 "hello"       one message, the result
+  a2a stream http://localhost:8080 "stream a story"
+  a2a chat http://localhost:8080               a conversation
+  a2a list http://localhost:8080 --status working
 `;
 
-const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string }> = {
-  serve: { run: serveCommand, help: serveHelp },
+interface Command {
+  run: (argv: string[]) => Promise<number>;
+  help: string;
+}
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => {
+    const m = await import('./commands/serve.js');
+    return { run: m.serveCommand, help: m.serveHelp };
+  },
+  db: async () => {
+    const m = await import('./commands/db.js');
+    return { run: m.dbCommand, help: m.dbHelp };
+  },
+  card: async () => {
+    const m = await import('./commands/card.js');
+    return { run: m.cardCommand, help: m.cardHelp };
+  },
+  send: async () => {
+    const m = await import('./commands/send.js');
+    return { run: m.sendCommand, help: m.sendHelp };
+  },
+  stream: async () => {
+    const m = await import('./commands/stream.js');
+    return { run: m.streamCommand, help: m.streamHelp };
+  },
+  chat: async () => {
+    const m = await import('./commands/chat.js');
+    return { run: m.chatCommand, help: m.chatHelp };
+  },
+  get: async () => {
+    const m = await import('./commands/get.js');
+    return { run: m.getCommand, help: m.getHelp };
+  },
+  list: async () => {
+    const m = await import('./commands/list.js');
+    return { run: m.listCommand, help: m.listHelp };
+  },
+  cancel: async () => {
+    const m = await import('./commands/cancel.js');
+    return { run: m.cancelCommand, help: m.cancelHelp };
+  },
+  subscribe: async () => {
+    const m = await import('./commands/subscribe.js');
+    return { run: m.subscribeCommand, help: m.subscribeHelp };
+  },
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -24,19 +85,27 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return name ? 0 : 2;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!load) {
     process.stderr.write(`a2a: unknown command "${name}"\n\n${HELP}`);
     return 2;
   }
+  const command = await load();
   try {
     return await command.run(rest);
   } catch (error) {
-    const usage = error instanceof UsageError || (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'));
+    // Commands report their own failures; what arrives here is a usage error or a bug.
+    const usage = isUsageError(error);
     process.stderr.write(`a2a ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
     if (usage) process.stderr.write(`\n${command.help}`);
-    return usage ? 2 : 1;
+    return usage ? 2 : exitCodeOf(error);
   }
 }
+
+// `a2a … | head`: the reader went away; stop quietly instead of crashing on EPIPE.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+});
 
 process.exitCode = await main(process.argv.slice(2));

@@ -88,7 +88,9 @@ export interface ServeUrls {
 
 /** `a2a serve --port 0 --json [...args]`, resolved once the URLs are printed. */
 export async function startServe(args: string[] = [], env: Record<string, string> = {}): Promise<{ proc: A2AProcess; urls: ServeUrls }> {
-  const proc = runA2A(['serve', '--port', '0', '--json', ...args], env);
+  // Tests never write the default ./.a2a/tasks.db of the repository: memory unless they ask.
+  const store = args.some((a) => a === '--store' || a.startsWith('--store=')) ? [] : ['--store', 'memory'];
+  const proc = runA2A(['serve', '--port', '0', '--json', ...store, ...args], env);
   try {
     const line = await proc.waitForLine(/^\{.*\}$/);
     return { proc, urls: JSON.parse(line) as ServeUrls };

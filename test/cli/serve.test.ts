@@ -61,7 +61,7 @@ function textOf(parts: Part[] | undefined): string {
 describe('a2a serve (demo agent)', () => {
   test('--json prints one JSON line with absolute localhost URLs of the card and both bindings', async () => {
     const urls = await serveWith();
-    assert.deepEqual(Object.keys(urls).sort(), ['agent', 'card', 'jsonrpc', 'listening', 'rest']);
+    assert.deepEqual(Object.keys(urls).sort(), ['agent', 'card', 'jsonrpc', 'listening', 'rest', 'store']);
     assert.equal(urls.agent, 'a2a-kit demo agent');
     const card = new URL(urls.card);
     assert.equal(card.protocol, 'http:');

@@ -4,6 +4,9 @@ import { DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH } from '../../server/createA2AH
 import { AGENT_CARD_PATH } from '../../server/agentCardRoute.js';
 import { serveAgent } from '../../node/serveAgent.js';
 import { loadAgent } from '../agents/load.js';
+import { UsageError } from '../usage.js';
+import { openStore, StoreSpecError, type OpenedStore } from '../../stores/contract/openStore.js';
+import { startRetention } from '../../stores/contract/retention.js';
 
 export const serveHelp = `Usage: a2a serve [options]
 
@@ -16,12 +19,20 @@ Options:
   --port N            port (default 8080; 0 picks a free one)
   --public-url URL    base URL written into the card (default http://localhost:PORT on loopback)
   --max-body BYTES    request body limit (default 1048576)
+  --store SPEC        where tasks live: sqlite (default: ./.a2a/tasks.db), sqlite:PATH,
+                      memory, or postgres://user:pass@host:5432/db[?schema=a2a]
+  --retention-days N  delete finished tasks N days after their last change (default: keep all)
+  --recover-interrupted
+                      PostgreSQL: on start, mark SUBMITTED/WORKING tasks FAILED (only when this
+                      is the only instance; SQLite always does this unless another server uses the file)
   --json              print the listening URLs as one JSON line
   -h, --help          show this help
 
 Examples:
   a2a serve
   a2a serve --agent conformance --port 9999
+  a2a serve --store memory
+  a2a serve --store postgres://a2a@db.internal/agents --retention-days 30
   a2a serve --agent ./my-agent.ts --host 0.0.0.0 --public-url https://agent.example.com
 `;
 
@@ -34,6 +45,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
       port: { type: 'string', default: '8080' },
       'public-url': { type: 'string' },
       'max-body': { type: 'string' },
+      store: { type: 'string', default: 'sqlite' },
+      'retention-days': { type: 'string' },
+      'recover-interrupted': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -47,7 +61,30 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port must be 0..65535, got ${values.port || "an empty value"}`);
   const maxBody = values['max-body'] === undefined ? undefined : Number(values['max-body']);
   if (maxBody !== undefined && (!Number.isInteger(maxBody) || maxBody < 1)) throw new UsageError('--max-body must be a positive integer');
+  const retentionDays = values['retention-days'] === undefined ? undefined : Number(values['retention-days']);
+  if (retentionDays !== undefined && !(retentionDays > 0)) throw new UsageError('--retention-days must be a positive number');
   const agent = await loadAgent(values.agent);
+  let opened: OpenedStore;
+  try {
+    opened = await openStore(values.store);
+  } catch (error) {
+    if (error instanceof StoreSpecError) throw new UsageError(error.message);
+    throw error;
+  }
+  // R2 (single instance): tasks a crash left running get a definite state before we serve.
+  if (opened.spec.kind !== 'postgres' || values['recover-interrupted']) {
+    const { recovered, skipped } = await opened.recover();
+    if (skipped) console.error(`a2a serve: not recovering interrupted tasks: ${skipped}`);
+    else if (recovered.length > 0) console.error(`a2a serve: marked ${recovered.length} interrupted task(s) FAILED`);
+  }
+  const retention =
+    retentionDays !== undefined && opened.purge
+      ? startRetention({
+          purge: opened.purge,
+          maxAgeMs: retentionDays * 86_400_000,
+          onError: (e) => console.error('a2a serve: retention purge failed:', e instanceof Error ? e.message : e),
+        })
+      : undefined;
 
   const running = await serveAgent({
     agent,
@@ -56,6 +93,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
     onError: (e) => console.error('a2a serve: internal error:', e),
     handler: {
+      store: opened.store,
       ...(maxBody ? { maxBodyBytes: maxBody } : {}),
       onError: (e) => console.error('a2a serve: agent error:', e instanceof Error ? e.message : e),
     },
@@ -69,12 +107,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
     agent: card.name,
     /** Where the listener actually is (differs from the card with --public-url). */
     listening: running.url,
+    store: opened.label,
   };
   if (values.json) {
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } else {
     process.stdout.write(
-      `${card.name} is listening\n  Agent Card  ${out.card}\n  JSON-RPC    ${out.jsonrpc}\n  HTTP+JSON   ${out.rest}\nPress Ctrl+C to stop.\n`,
+      `${card.name} is listening\n  Agent Card  ${out.card}\n  JSON-RPC    ${out.jsonrpc}\n  HTTP+JSON   ${out.rest}\n  Store       ${out.store}\nPress Ctrl+C to stop.\n`,
     );
   }
   await new Promise<void>((resolve) => {
@@ -87,7 +126,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.on('SIGTERM', stop);
   });
   await running.close();
+  retention?.stop();
+  await opened.close();
   return 0;
 }
 
-export class UsageError extends Error {}
+export { UsageError };

@@ -1,0 +1,280 @@
+/**
+ * What the client commands share: the connection and output options, the output context
+ * (stdout/stderr, colours, --json), connecting with the client SDK (bindings, headers,
+ * credentials, timeout, --verbose), and reporting failures with their exit codes.
+ */
+import { basename } from 'node:path';
+import { apiKey, bearerToken } from '../client/auth.js';
+import { createClient, type A2AClient, type ClientOptions } from '../client/client.js';
+import type { AuthProvider } from '../client/interceptors.js';
+import type { FetchLike, TransportFactory } from '../client/transport.js';
+import { CliError, EXIT, errorText, reportOf } from './errors.js';
+import { colorsWanted, createStyle, type Style } from './render/style.js';
+import { UsageError } from './usage.js';
+import { wireLog } from './wireLog.js';
+
+/** parseArgs options every client command takes. */
+export const CLIENT_OPTIONS = {
+  binding: { type: 'string' },
+  header: { type: 'string', short: 'H', multiple: true },
+  'api-key': { type: 'string' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  verbose: { type: 'boolean', short: 'v', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+export const CLIENT_OPTIONS_HELP = `Connection:
+  --binding B        jsonrpc, rest or grpc (default: the first interface of the card this
+                     client speaks, in the agent's order of preference)
+  -H, --header K=V   a header on every request, the card's included (repeatable)
+  --api-key KEY      an API key, placed as the card's API key scheme says
+                     (header X-API-Key when the card declares none)
+  --timeout MS       time limit of each call (of opening the stream, for streams)
+  env A2A_TOKEN      sent as "Authorization: Bearer <token>"
+
+Output:
+  --json             JSON for scripts on stdout (errors too: {"error": {...}})
+  -v, --verbose      the wire exchange on stderr (calls, HTTP requests, statuses, bodies)
+  -h, --help         this help
+
+Exit codes: 0 ok, 2 usage, 3 error from the agent, 4 network or client error,
+5 task FAILED, REJECTED or CANCELED. See docs/cli.md.
+`;
+
+/** The values of CLIENT_OPTIONS after parseArgs. */
+export interface ClientFlags {
+  binding?: string | undefined;
+  header?: string[] | undefined;
+  'api-key'?: string | undefined;
+  timeout?: string | undefined;
+  json?: boolean | undefined;
+  verbose?: boolean | undefined;
+}
+
+export interface Cli {
+  /** The command, for messages (`a2a get: …`). */
+  readonly name: string;
+  readonly json: boolean;
+  readonly verbose: boolean;
+  /** stdout is a terminal (spinners, prompts). */
+  readonly tty: boolean;
+  /** Styling of stdout and stderr. */
+  readonly style: Style;
+  readonly errStyle: Style;
+  readonly env: Record<string, string | undefined>;
+  out(text: string): void;
+  err(text: string): void;
+  /** One JSON document (or event) on a line of stdout. */
+  jsonLine(value: unknown): void;
+  /** Run at the end (closing gRPC channels, …). */
+  readonly closers: (() => void)[];
+}
+
+export function createCli(name: string, flags: { json?: boolean | undefined; verbose?: boolean | undefined }): Cli {
+  const env = process.env;
+  const out = (text: string) => void process.stdout.write(text);
+  return {
+    name,
+    json: flags.json === true,
+    verbose: flags.verbose === true,
+    tty: process.stdout.isTTY === true,
+    style: createStyle(colorsWanted(process.stdout, env)),
+    errStyle: createStyle(colorsWanted(process.stderr, env)),
+    env,
+    out,
+    err: (text) => void process.stderr.write(text),
+    jsonLine: (value) => out(`${JSON.stringify(value)}\n`),
+    closers: [],
+  };
+}
+
+/**
+ * Runs a command body: its result is the exit code; a failure is reported on stderr (and as
+ * `{"error": …}` on stdout with --json) and becomes 3, 4, 2 or 1. Closers run either way.
+ */
+export async function runCommand(cli: Cli, body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (error) {
+    if (error instanceof UsageError) throw error; // main prints the help
+    const report = reportOf(error);
+    if (cli.json) cli.jsonLine({ error: report });
+    const label = report.type === 'protocol' ? 'the agent answered' : report.type === 'client' ? 'client error' : 'error';
+    cli.err(`${cli.errStyle.red(`a2a ${cli.name}:`)} ${label}: ${errorText(report)}\n`);
+    if (report.type === 'internal' && cli.verbose && error instanceof Error && error.stack) cli.err(`${error.stack}\n`);
+    return report.exitCode;
+  } finally {
+    for (const close of cli.closers.splice(0)) {
+      try {
+        close();
+      } catch {
+        // Closing is best effort.
+      }
+    }
+  }
+}
+
+// ---- Argument helpers ----
+
+/** The positionals, named in `names`; too few or too many is a usage error. */
+export function positionalsOf(positionals: string[], names: string[]): string[] {
+  if (positionals.length < names.length) {
+    throw new UsageError(`missing ${names.slice(positionals.length).map((n) => `<${n}>`).join(' ')}`);
+  }
+  if (positionals.length > names.length) {
+    throw new UsageError(`unexpected argument "${positionals[names.length]}" (quote text with spaces)`);
+  }
+  return positionals;
+}
+
+export function intOption(value: string | undefined, name: string, range: { min: number; max?: number }): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < range.min || (range.max !== undefined && n > range.max)) {
+    const bound = range.max === undefined ? `an integer ≥ ${range.min}` : `an integer from ${range.min} to ${range.max}`;
+    throw new UsageError(`${name} must be ${bound}, got "${value}"`);
+  }
+  return n;
+}
+
+/** The agent URL argument, checked: an absolute http(s) URL. */
+export function agentUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`<url> must be an absolute http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`<url> must be http(s), got "${value}"`);
+  return url.href;
+}
+
+/** `--header K=V` (or `K: V`) into a header map. */
+export function headersOf(list: string[] | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const item of list ?? []) {
+    const match = /^\s*([^=:\s]+)\s*[=:]\s?(.*)$/.exec(item);
+    if (!match) throw new UsageError(`--header must be NAME=VALUE, got "${item}"`);
+    const [, name = '', value = ''] = match;
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`--header: "${name}" is not a valid header name`);
+    headers[name.toLowerCase()] = value;
+  }
+  return headers;
+}
+
+const BINDINGS: Record<string, string> = { jsonrpc: 'JSONRPC', 'json-rpc': 'JSONRPC', rest: 'HTTP+JSON', 'http+json': 'HTTP+JSON', http: 'HTTP+JSON', grpc: 'GRPC' };
+
+export function bindingOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const binding = BINDINGS[value.toLowerCase()];
+  if (!binding) throw new UsageError(`--binding must be jsonrpc, rest or grpc, got "${value}"`);
+  return binding;
+}
+
+/** The gRPC transport, loaded only when asked for (it needs @grpc/grpc-js). */
+async function grpcTransportFactory(cli: Cli): Promise<TransportFactory> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import('../bindings/grpc/index.js')) as unknown as Record<string, unknown>;
+  } catch (error) {
+    throw new CliError(`gRPC binding not available: ${error instanceof Error ? error.message : String(error)}`, EXIT.USAGE);
+  }
+  const make = mod.grpcTransport;
+  if (typeof make !== 'function') throw new CliError('gRPC binding not available: no grpcTransport in src/bindings/grpc', EXIT.USAGE);
+  const factory = (make as () => TransportFactory & { close?: () => void })();
+  if (typeof factory?.create !== 'function' || factory.binding !== 'GRPC') {
+    throw new CliError('gRPC binding not available: grpcTransport() is not a client transport factory', EXIT.USAGE);
+  }
+  if (typeof factory.close === 'function') cli.closers.push(() => factory.close?.());
+  return factory;
+}
+
+/** `--api-key`: where the card's APIKeySecurityScheme says, else the X-API-Key header. */
+function apiKeyAuth(key: string): AuthProvider {
+  const declared = apiKey(key);
+  const fallback = apiKey(key, { location: 'header', name: 'X-API-Key' });
+  return {
+    apply(call) {
+      const hasScheme = Object.values(call.card.securitySchemes ?? {}).some((s) => 'apiKeySecurityScheme' in s);
+      return (hasScheme ? declared : fallback).apply(call);
+    },
+  };
+}
+
+function combine(providers: AuthProvider[]): AuthProvider | undefined {
+  if (providers.length <= 1) return providers[0];
+  return {
+    async apply(call) {
+      for (const p of providers) await p.apply(call);
+    },
+    async refresh(call) {
+      let renewed = false;
+      for (const p of providers) if (p.refresh && (await p.refresh(call))) renewed = true;
+      return renewed;
+    },
+  };
+}
+
+/** Checks the URL and the connection flags early (usage errors before any request). */
+export function checkClientFlags(url: string, flags: ClientFlags): void {
+  agentUrl(url);
+  bindingOf(flags.binding);
+  headersOf(flags.header);
+  intOption(flags.timeout, '--timeout', { min: 1 });
+}
+
+/** Headers and fetch (logging with --verbose) for requests outside the client, like the card's. */
+export function httpOptions(cli: Cli, flags: ClientFlags): { headers: Record<string, string>; fetch: FetchLike | undefined; log: ReturnType<typeof wireLog> | undefined } {
+  const log = cli.verbose ? wireLog({ write: cli.err, style: cli.errStyle }) : undefined;
+  return { headers: headersOf(flags.header), fetch: log?.fetch, log };
+}
+
+/** The client for the agent at `url`, set up from the connection flags. */
+export async function connect(cli: Cli, url: string, flags: ClientFlags): Promise<A2AClient> {
+  const href = agentUrl(url);
+  const options: ClientOptions = { cardCache: false };
+  const { headers, fetch, log } = httpOptions(cli, flags);
+  if (Object.keys(headers).length) options.headers = headers;
+  if (fetch) options.fetch = fetch;
+  if (log) options.interceptors = [log.interceptor];
+  const timeoutMs = intOption(flags.timeout, '--timeout', { min: 1 });
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  const binding = bindingOf(flags.binding);
+  if (binding) options.bindings = [binding];
+  if (binding === 'GRPC') options.transports = [await grpcTransportFactory(cli)];
+  const providers: AuthProvider[] = [];
+  if (cli.env.A2A_TOKEN) providers.push(bearerToken(cli.env.A2A_TOKEN));
+  if (flags['api-key'] !== undefined) providers.push(apiKeyAuth(flags['api-key']));
+  const auth = combine(providers);
+  if (auth) options.auth = auth;
+  return createClient(href, options);
+}
+
+/** A file for a message part: bytes, name and a media type guessed from the extension. */
+export function mediaTypeOf(path: string): string {
+  const ext = basename(path).split('.').pop()?.toLowerCase() ?? '';
+  return MEDIA_TYPES[ext] ?? 'application/octet-stream';
+}
+
+const MEDIA_TYPES: Record<string, string> = {
+  txt: 'text/plain',
+  md: 'text/markdown',
+  csv: 'text/csv',
+  html: 'text/html',
+  json: 'application/json',
+  xml: 'application/xml',
+  yaml: 'application/yaml',
+  yml: 'application/yaml',
+  pdf: 'application/pdf',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  mp4: 'video/mp4',
+  zip: 'application/zip',
+};

@@ -1,0 +1,109 @@
+/**
+ * Exit codes of the `a2a` client commands, and how failures are reported.
+ *
+ *   0  success
+ *   1  unexpected internal error (a bug)
+ *   2  usage error (bad option or argument, or an unavailable binding)
+ *   3  protocol error: the agent answered with an A2A error (TaskNotFound, …)
+ *   4  client error: unreachable, timeout, bad card, no usable interface, broken stream, …
+ *   5  the task ended FAILED, REJECTED or CANCELED (`a2a cancel`: CANCELED is success)
+ */
+import { A2AClientError, responseInfo } from '../client/errors.js';
+import { A2AError } from '../protocol/errors.js';
+import type { Task } from '../protocol/types.js';
+import { UsageError } from './usage.js';
+
+export const EXIT = { OK: 0, INTERNAL: 1, USAGE: 2, PROTOCOL: 3, CLIENT: 4, TASK: 5 } as const;
+
+/** A failure with a chosen exit code, reported without the command's help. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+export { UsageError };
+
+const UNSUCCESSFUL = new Set(['TASK_STATE_FAILED', 'TASK_STATE_REJECTED', 'TASK_STATE_CANCELED']);
+
+/** 5 for a task that ended FAILED, REJECTED or CANCELED; 0 otherwise (working and interrupted tasks included). */
+export function taskExitCode(task: Task | undefined): number {
+  return task && UNSUCCESSFUL.has(task.status.state) ? EXIT.TASK : EXIT.OK;
+}
+
+/** UsageError (this module's, or `a2a serve`'s own class of that name) or a parseArgs error. */
+export function isUsageError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return (
+    error instanceof UsageError ||
+    error.constructor.name === 'UsageError' ||
+    ('code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+  );
+}
+
+export function exitCodeOf(error: unknown): number {
+  if (A2AError.is(error)) return EXIT.PROTOCOL;
+  if (A2AClientError.is(error)) return EXIT.CLIENT;
+  if (error instanceof CliError) return error.exitCode;
+  if (isUsageError(error)) return EXIT.USAGE;
+  return EXIT.INTERNAL;
+}
+
+export interface ErrorReport {
+  /** `protocol` (A2AError), `client` (A2AClientError), `usage` or `internal`. */
+  type: 'protocol' | 'client' | 'usage' | 'internal';
+  /** The A2A reason (TASK_NOT_FOUND…) or the client error code (NETWORK…). */
+  code?: string;
+  message: string;
+  /** HTTP status, when the error came from a response. */
+  status?: number;
+  metadata?: Record<string, string>;
+  fieldViolations?: { field: string; description: string }[];
+  exitCode: number;
+}
+
+/** The innermost cause's message (`connect ECONNREFUSED 127.0.0.1:9`), when it adds something. */
+function rootCause(error: Error): string | undefined {
+  let cause: unknown = error.cause;
+  let message: string | undefined;
+  for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
+    if (cause.message && cause.message !== 'fetch failed') message = cause.message;
+    else if ('code' in cause && typeof cause.code === 'string') message = cause.code;
+    cause = cause.cause;
+  }
+  return message && message !== error.message ? message : undefined;
+}
+
+export function reportOf(error: unknown): ErrorReport {
+  const exitCode = exitCodeOf(error);
+  if (A2AError.is(error)) {
+    const report: ErrorReport = { type: 'protocol', code: error.reason, message: error.message, exitCode };
+    // The HTTP status, when it says something (JSON-RPC errors arrive with 200).
+    const status = responseInfo(error)?.status;
+    if (status !== undefined && status >= 400) report.status = status;
+    if (Object.keys(error.metadata).length) report.metadata = error.metadata;
+    if (error.fieldViolations.length) report.fieldViolations = error.fieldViolations;
+    return report;
+  }
+  if (A2AClientError.is(error)) {
+    // A timeout or abort says it all; the aborted fetch underneath would only confuse.
+    const cause = error.code === 'TIMEOUT' || error.code === 'ABORTED' ? undefined : rootCause(error);
+    const report: ErrorReport = { type: 'client', code: error.code, message: cause ? `${error.message} (${cause})` : error.message, exitCode };
+    if (error.status !== undefined) report.status = error.status;
+    return report;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { type: exitCode === EXIT.USAGE ? 'usage' : 'internal', message, exitCode };
+}
+
+/** One line (plus field violations) for stderr. */
+export function errorText(report: ErrorReport): string {
+  const head = report.code ? `${report.code}: ${report.message}` : report.message;
+  const status = report.status !== undefined && !head.includes(`HTTP ${report.status}`) ? ` [HTTP ${report.status}]` : '';
+  const lines = [`${head}${status}`];
+  for (const v of report.fieldViolations ?? []) lines.push(`  ${v.field}: ${v.description}`);
+  return lines.join('\n');
+}

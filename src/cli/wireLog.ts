@@ -1,0 +1,134 @@
+/**
+ * `--verbose`: the wire exchange on stderr. An interceptor names each A2A call (operation,
+ * binding, URL) and its outcome; a fetch wrapper shows the HTTP requests under it (method, URL,
+ * headers with credentials masked, status, timing, bodies and SSE lines cut to a readable length).
+ */
+import type { FetchLike } from '../client/transport.js';
+import type { Interceptor } from '../client/interceptors.js';
+import { responseInfo } from '../client/errors.js';
+import type { Style } from './render/style.js';
+
+export interface WireLogOptions {
+  write: (line: string) => void;
+  style: Style;
+  /** Longest body shown (default 1000 characters). */
+  limit?: number;
+}
+
+const SECRET = /authorization|cookie|token|secret|key|password/i;
+/** Headers every request carries that say nothing interesting. */
+const BORING = new Set(['accept', 'content-length']);
+const HTTP_BINDINGS = new Set(['JSONRPC', 'HTTP+JSON']);
+
+export function truncate(text: string, limit: number): string {
+  const flat = text.replace(/\s*\n\s*/g, ' ');
+  return flat.length <= limit ? flat : `${flat.slice(0, limit)}… (+${flat.length - limit} chars)`;
+}
+
+function mask(name: string, value: string): string {
+  if (!SECRET.test(name)) return value;
+  const scheme = /^(\w+)\s+\S/.exec(value)?.[1];
+  return scheme && /^(bearer|basic)$/i.test(scheme) ? `${scheme} ***` : '***';
+}
+
+function maskUrl(input: string): string {
+  try {
+    const url = new URL(input);
+    for (const [name] of url.searchParams) if (SECRET.test(name)) url.searchParams.set(name, '***');
+    return url.href;
+  } catch {
+    return input;
+  }
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = 'reason' in error ? String(error.reason) : 'code' in error ? String(error.code) : error.name;
+  const status = responseInfo(error)?.status;
+  return `${code}: ${error.message}${status !== undefined ? ` [HTTP ${status}]` : ''}`;
+}
+
+function causeOf(error: unknown): string {
+  let e: unknown = error;
+  let message = error instanceof Error ? error.message : String(error);
+  for (let i = 0; i < 5 && e instanceof Error && e.cause instanceof Error; i++) {
+    e = e.cause;
+    message = (e as Error).message || message;
+  }
+  return message;
+}
+
+export function wireLog(options: WireLogOptions): { interceptor: Interceptor; fetch: FetchLike } {
+  const { write, style } = options;
+  const limit = options.limit ?? 1000;
+  const line = (prefix: string, text: string) => write(`${style.dim(prefix)} ${text}\n`);
+
+  const interceptor: Interceptor = {
+    before(call) {
+      const { protocolBinding, url, tenant } = call.agentInterface;
+      line('*', `${style.bold(call.op)} via ${protocolBinding} ${url}${tenant ? ` (tenant ${tenant})` : ''}`);
+      if (!HTTP_BINDINGS.has(protocolBinding)) line('>', truncate(JSON.stringify(call.request), limit));
+    },
+    after(call, result) {
+      if (result.ok && !HTTP_BINDINGS.has(call.agentInterface.protocolBinding)) {
+        line('<', truncate(JSON.stringify(result.value) ?? '', limit));
+      }
+      line('*', `${call.op} ${result.ok ? style.green('ok') : style.red(`failed: ${describe(result.error)}`)}`);
+    },
+  };
+
+  const fetch: FetchLike = async (input, init) => {
+    const method = init.method ?? 'GET';
+    line('>', `${style.bold(method)} ${maskUrl(input)}`);
+    new Headers(init.headers).forEach((value, name) => {
+      if (!BORING.has(name)) line('>', style.dim(`${name}: ${mask(name, value)}`));
+    });
+    if (typeof init.body === 'string') line('>', truncate(init.body, limit));
+    const started = performance.now();
+    let res: Response;
+    try {
+      res = await globalThis.fetch(input, init);
+    } catch (error) {
+      line('<', style.red(`${method} ${maskUrl(input)} failed: ${causeOf(error)}`));
+      throw error;
+    }
+    const type = res.headers.get('content-type') ?? '';
+    const ms = Math.round(performance.now() - started);
+    const status = `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
+    line('<', `${res.ok ? style.green(status) : style.red(status)} ${type} ${style.dim(`(${ms} ms)`)}`);
+    if (type.toLowerCase().startsWith('text/event-stream') && res.body) {
+      const body = res.body.pipeThrough(sseLogger((text) => line('<', truncate(text, limit))));
+      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    }
+    try {
+      const text = await res.clone().text();
+      if (text) line('<', truncate(text, limit));
+    } catch {
+      // The body could not be read twice; the transport will report its own failure.
+    }
+    return res;
+  };
+
+  return { interceptor, fetch };
+}
+
+/** Passes the bytes through, logging each non-empty line of the event stream. */
+function sseLogger(log: (line: string) => void): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new TextDecoder();
+  let pending = '';
+  const flush = (text: string) => {
+    pending += text;
+    const lines = pending.split(/\r?\n/);
+    pending = lines.pop() ?? '';
+    for (const l of lines) if (l.trim()) log(l);
+  };
+  return new TransformStream({
+    transform(chunk, controller) {
+      flush(decoder.decode(chunk, { stream: true }));
+      controller.enqueue(chunk);
+    },
+    flush() {
+      flush(`${decoder.decode()}\n`);
+    },
+  });
+}

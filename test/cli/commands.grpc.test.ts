@@ -1,0 +1,76 @@
+/**
+ * `--binding grpc`: the commands load the gRPC transport (src/bindings/grpc) on demand and call
+ * an agent whose card offers only a GRPC interface. The agent is a gRPC server in this process
+ * (test/grpc/support.ts) with its card served over HTTP. Skipped when the binding cannot load.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SendMessageResponse, StreamResponse } from '../../src/protocol/types.js';
+import { runToExit } from './cliHelpers.js';
+
+/** What this file uses of test/grpc/support.ts (imported by a computed path: optional, untyped). */
+interface GrpcSupport {
+  startGrpcServer(): Promise<{ address: string; card: unknown; close(): Promise<void> }>;
+}
+const supportPath = '../grpc/support.js';
+const grpc = (await import(supportPath).catch(() => undefined)) as GrpcSupport | undefined;
+const skip = grpc ? false : 'the gRPC binding (or @grpc/grpc-js) is not available';
+
+let close: (() => Promise<void>) | undefined;
+let url = '';
+let address = '';
+
+before(async () => {
+  if (!grpc) return;
+  const agent = await grpc.startGrpcServer();
+  address = agent.address;
+  const cardServer = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(agent.card));
+  });
+  await new Promise<void>((resolve) => cardServer.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(cardServer.address() as AddressInfo).port}`;
+  close = async () => {
+    cardServer.close();
+    await agent.close();
+  };
+});
+after(() => close?.());
+
+const a2a = (...args: string[]) => runToExit(args);
+
+describe('--binding grpc', { skip, concurrency: 3 }, () => {
+  test('send: the task over gRPC (exit 0); --verbose names the GRPC interface and shows the bodies', async () => {
+    const r = await a2a('send', url, 'hi over grpc', '--binding', 'grpc', '--json', '--verbose');
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as SendMessageResponse;
+    assert.ok('task' in result && result.task.status.state === 'TASK_STATE_COMPLETED');
+    assert.ok(r.stderr.includes(`* sendMessage via GRPC ${address}`), r.stderr);
+    assert.match(r.stderr, /^> \{"message":\{/m);
+    assert.match(r.stderr, /^< \{"task":\{/m);
+  });
+
+  test('stream: the 10 chunks as JSON lines; the human rendering too', async () => {
+    const r = await a2a('stream', url, 'stream abc', '--binding', 'grpc', '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const events = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as StreamResponse);
+    assert.equal(events.filter((e) => 'artifactUpdate' in e).length, 10);
+    const human = await a2a('stream', url, 'stream abc', '--binding', 'grpc');
+    assert.match(human.stdout, /^chunk 10\/10: abc$/m);
+    assert.match(human.stdout, /^completed {2}task /m);
+  });
+
+  test('errors keep their exit codes: unknown task → 3 TASK_NOT_FOUND; fail → 5', async () => {
+    const r = await a2a('get', url, 'no-such-task', '--binding', 'grpc');
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /TASK_NOT_FOUND/);
+    assert.equal((await a2a('send', url, 'fail x', '--binding', 'grpc')).code, 5);
+  });
+
+  test('without --binding grpc the card offers nothing this client speaks → exit 4 NO_COMPATIBLE_INTERFACE', async () => {
+    const r = await a2a('send', url, 'hi');
+    assert.equal(r.code, 4);
+    assert.match(r.stderr, /NO_COMPATIBLE_INTERFACE: The agent offers GRPC 1\.0/);
+  });
+});
