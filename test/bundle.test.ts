@@ -34,7 +34,7 @@ for (const entry of ['./src/index.ts', './src/server/index.ts']) {
 }
 
 test('a fetch handler built from the server entry answers a request without Node APIs', async () => {
-  const { createA2AHandler } = await import('../src/server/index.ts');
+  const { createA2AHandler } = await import('../src/server/index.js');
   const handler = createA2AHandler({
     agentCard: {
       name: 'neutral',

@@ -4,6 +4,7 @@
  * disconnect hygiene (R8) and graceful shutdown (R24). Translation only: no A2A logic here.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { PayloadTooLargeError } from '../protocol/errors.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../server/http/httpTypes.js';
@@ -39,6 +40,8 @@ export interface ServeOptions {
   shutdownTimeoutMs?: number;
   /** Called with requests that failed inside the host itself. */
   onError?: (error: unknown) => void;
+  /** PEM certificate chain and private key: serve HTTPS instead of plain HTTP (SEC-01). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
 export interface RunningServer {
@@ -59,18 +62,19 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
   /** Open response streams and how to stop each one's producer. */
   const streams = new Map<ServerResponse, () => void>();
   let closing = false;
-  const server = createServer(
-    {
-      headersTimeout: options.headersTimeoutMs ?? 10_000,
-      requestTimeout: options.requestTimeoutMs ?? 30_000,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
-      maxHeaderSize: options.maxHeaderSize ?? 16 * 1024,
-      connectionsCheckingInterval: 1_000,
-    },
-    (req, res) => {
-      void respond(req, res);
-    },
-  );
+  const serverOptions = {
+    headersTimeout: options.headersTimeoutMs ?? 10_000,
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
+    maxHeaderSize: options.maxHeaderSize ?? 16 * 1024,
+    connectionsCheckingInterval: 1_000,
+  };
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    void respond(req, res);
+  };
+  const server: Server = options.tls
+    ? createTlsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, listener)
+    : createServer(serverOptions, listener);
   server.maxConnections = options.maxConnections ?? 20_000;
 
   async function respond(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -100,7 +104,7 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${host}:${address.port}`,
+    url: `${options.tls ? 'https' : 'http'}://${host}:${address.port}`,
     port: address.port,
     host: address.address,
     server,

@@ -5,6 +5,7 @@
 import { withInterfaces, type AgentDefinition } from '../server/agentDefinition.js';
 import { createA2AHandler, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH, type A2AHandler, type A2AHandlerOptions } from '../server/createA2AHandler.js';
 import type { AgentCard } from '../protocol/types.js';
+import type { RunningGrpcServer } from '../bindings/grpc/server.js';
 import { serve, type RunningServer, type ServeOptions } from './serve.js';
 
 export interface ServeAgentOptions extends ServeOptions {
@@ -13,10 +14,19 @@ export interface ServeAgentOptions extends ServeOptions {
   publicUrl?: string;
   /** Everything else createA2AHandler accepts (store, bus, limits, onError...). */
   handler?: Omit<A2AHandlerOptions, 'agentCard' | 'executor' | 'extendedAgentCard'>;
+  /**
+   * Also serve gRPC (needs the optional dependency @grpc/grpc-js) on its own port, over the
+   * same request handler, with `tls` when given. The card's GRPC interface is `host:port`
+   * (GRPC-06): `publicAddress`, else the host of `publicUrl` (or localhost on loopback) and
+   * the bound port.
+   */
+  grpc?: { port: number; host?: string; publicAddress?: string; maxMessageBytes?: number };
 }
 
 export interface RunningAgent extends RunningServer {
   readonly handler: A2AHandler;
+  /** The gRPC listener, when `grpc` was given. */
+  readonly grpc: RunningGrpcServer | undefined;
   readonly agentCard: AgentCard;
   /** The public base URL the card advertises. */
   readonly baseUrl: string;
@@ -36,10 +46,32 @@ export async function serveAgent(options: ServeAgentOptions): Promise<RunningAge
     options,
   );
   const host = options.host ?? '127.0.0.1';
-  const baseUrl = (options.publicUrl ?? `http://${LOOPBACK.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${server.port}`).replace(/\/$/, '');
+  const publicHost = LOOPBACK.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  const baseUrl = (options.publicUrl ?? `${options.tls ? 'https' : 'http'}://${publicHost}:${server.port}`).replace(/\/$/, '');
+  let grpc: RunningGrpcServer | undefined;
+  if (options.grpc) {
+    // Loaded only when asked for: @grpc/grpc-js is an optional dependency.
+    const { serveGrpc } = await import('../bindings/grpc/server.js');
+    try {
+      grpc = await serveGrpc(() => (ref.handler as A2AHandler).requestHandler, {
+        port: options.grpc.port,
+        host: options.grpc.host ?? host,
+        // The HTTP listener drains the shared handler on close.
+        drainOnClose: false,
+        ...(options.tls ? { tls: options.tls } : {}),
+        ...(options.grpc.maxMessageBytes ? { maxMessageBytes: options.grpc.maxMessageBytes } : {}),
+        ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
+        ...(options.onError ? { onError: options.onError } : {}),
+      });
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
+  }
+  const grpcAddress = grpc ? (options.grpc?.publicAddress ?? `${options.publicUrl ? new URL(options.publicUrl).hostname : publicHost}:${grpc.port}`) : undefined;
   const jsonRpcPath = options.handler?.jsonRpcPath === undefined ? DEFAULT_JSONRPC_PATH : options.handler.jsonRpcPath;
   const restPath = options.handler?.restPath === undefined ? DEFAULT_REST_PATH : options.handler.restPath;
-  const urls = { httpBaseUrl: baseUrl, jsonRpcPath, restPath };
+  const urls = { httpBaseUrl: baseUrl, jsonRpcPath, restPath, ...(grpcAddress ? { grpcAddress } : {}) };
   const agentCard = withInterfaces(options.agent.card, urls);
   const handler = createA2AHandler({
     ...options.handler,
@@ -56,8 +88,12 @@ export async function serveAgent(options: ServeAgentOptions): Promise<RunningAge
     get openStreams() {
       return server.openStreams;
     },
-    close: () => server.close(),
+    async close() {
+      // gRPC streams end with UNAVAILABLE, HTTP streams with a retry hint; then the handler drains.
+      await Promise.all([grpc?.close(), server.close()]);
+    },
     handler,
+    grpc,
     agentCard,
     baseUrl,
   };

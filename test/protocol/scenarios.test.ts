@@ -1,6 +1,6 @@
 /**
  * The binding-equivalence suite (R21, OPS-01): the same scenarios, unchanged, over every
- * binding in BINDINGS (JSON-RPC and HTTP+JSON today; gRPC joins by adding a TestBinding).
+ * binding in BINDINGS (JSON-RPC, HTTP+JSON and gRPC).
  * Each binding gets its own servers; the bindings run concurrently, scenarios sequentially.
  */
 import { describe } from 'node:test';

@@ -46,7 +46,9 @@ describe('R20 version negotiation over every binding', { concurrency: true }, ()
       });
 
       for (const row of TABLE) {
-        test(row.name, async () => {
+        // gRPC has no query string: VER-03 (?A2A-Version=) is an HTTP-only form.
+        const skip = factory.name === 'GRPC' && row.opts.query !== undefined ? 'no query parameters in gRPC' : false;
+        test(row.name, { skip }, async () => {
           const unary = await b.call('listTasks', { pageSize: 1 }, row.opts);
           const streamed = await b.stream('sendStreamingMessage', send('msg versioned'), row.opts);
           if (row.refused === undefined) {

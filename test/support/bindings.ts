@@ -2,11 +2,12 @@
  * A binding-neutral test transport: scenarios call `call(op, params)` / `stream(op, params)`
  * with camelCase operation names and the request message JSON, and get back either the
  * response message or a normalized error that still carries the binding's own codes
- * (JSON-RPC code, HTTP status + google.rpc status name, later gRPC status). Everything goes
- * over real sockets. A gRPC binding only has to implement TestBinding and join BINDINGS.
+ * (JSON-RPC code, HTTP status + google.rpc status name, gRPC status). Everything goes over
+ * real sockets. The gRPC binding lives in test/grpc/grpcTestBinding.ts.
  */
 import assert from 'node:assert/strict';
 import type { OperationName } from '../../src/protocol/types.js';
+import { grpcBindingFactory } from '../grpc/grpcTestBinding.js';
 import { readSse, SseParser } from './sse.js';
 import type { TestServer } from './server.js';
 
@@ -332,4 +333,5 @@ export function restBinding(baseUrl: string): TestBinding {
 export const BINDINGS: readonly BindingFactory[] = [
   { name: 'JSONRPC', create: (server) => jsonRpcBinding(server.jsonRpcUrl) },
   { name: 'HTTP+JSON', create: (server) => restBinding(server.restUrl) },
+  grpcBindingFactory,
 ];

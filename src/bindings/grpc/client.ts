@@ -2,7 +2,7 @@
  * gRPC binding, client side: a Transport (src/client/transport.ts) that sends each operation to
  * `/lf.a2a.v1.A2AService/<Rpc>` on the interface's `host:port` (GRPC-06), with the request's
  * service parameters and credentials as metadata (GRPC-02). Requests and responses are the same
- * wire JSON as on the other transports; protobuf-es converts at the edge. Errors come back as
+ * wire JSON as on the other transports; codec.ts converts at the edge. Errors come back as
  * the typed A2AErrors named by ErrorInfo (ERR-08) or as A2AClientErrors. Node only.
  */
 import { Client, Metadata, credentials as grpcCredentials, type ChannelCredentials, type ChannelOptions, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
@@ -19,7 +19,8 @@ import type {
   StreamingOperationName,
   UnaryOperationName,
 } from '../../protocol/types.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHOD_BY_OP, asBuffer, decodeBinary, jsonToBinary, responseToJson, type GrpcMethod } from './codec.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHOD_BY_OP, asBuffer, jsonToBinary, responseToJson, type GrpcMethod } from './codec.js';
+import { WireCodecError } from './wireCodec.js';
 import { fromGrpcError } from './errors.js';
 
 export interface GrpcTransportOptions {
@@ -82,10 +83,13 @@ function methodOf(op: OperationName): GrpcMethod {
 /** The request as protobuf: a request JSON that does not fit the proto never leaves the client. */
 function encodeRequest(method: GrpcMethod, request: unknown): Buffer {
   try {
-    return asBuffer(jsonToBinary(method.input, request));
+    return jsonToBinary(method.input, request);
   } catch (error) {
-    throw new InvalidParamsError(`Invalid ${method.rpc} request: ${error instanceof Error ? error.message.slice(0, 200) : 'cannot encode'}`, {
+    const detail = error instanceof Error ? error.message.slice(0, 200) : 'cannot encode';
+    const field = error instanceof WireCodecError ? error.path : '';
+    throw new InvalidParamsError(`Invalid ${method.rpc} request: ${detail}`, {
       cause: error,
+      ...(field ? { fieldViolations: [{ field, description: detail.slice(field.length).trim() }] } : {}),
     });
   }
 }
@@ -93,7 +97,7 @@ function encodeRequest(method: GrpcMethod, request: unknown): Buffer {
 /** A response message → wire JSON; anything unreadable is the agent's fault (INVALID_RESPONSE). */
 function decodeResponse<T>(desc: GrpcMethod['output'], bytes: Buffer): T {
   try {
-    return responseToJson(desc, decodeBinary(desc, bytes)) as T;
+    return responseToJson(desc, bytes) as T;
   } catch (error) {
     throw new A2AClientError('INVALID_RESPONSE', `The agent sent a response that is not a valid ${desc.typeName}`, { cause: error });
   }

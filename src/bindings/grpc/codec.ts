@@ -2,13 +2,17 @@
  * The gRPC codec: the eleven rpcs as they appear on the wire (derived from the generated
  * service descriptor, so names and paths cannot drift from proto/a2a.proto), and the
  * conversions between protobuf binary and the wire JSON (ProtoJSON) that the request handler
- * and the public types speak. protobuf-es does all encoding; nothing here knows a field name.
+ * and the public types speak: the one-pass wireCodec (checked against protobuf-es), with
+ * protobuf-es itself for any message it does not cover. Nothing here knows a field name.
  */
-import { ScalarType, fromBinary, fromJson, getOption, toBinary, toJson, type DescField, type DescMessage, type JsonValue, type Message } from '@bufbuild/protobuf';
-import { FieldBehavior, field_behavior } from '../../gen/google/api/field_behavior_pb.js';
+import { fromBinary, fromJson, toBinary, toJson, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
 import { A2AService } from '../../gen/a2a_pb.js';
-import { ParseError, invalidField } from '../../protocol/errors.js';
+import { InvalidRequestError, ParseError, invalidField } from '../../protocol/errors.js';
 import type { OperationName } from '../../protocol/types.js';
+import { WireCodecError, supported } from './wireCodec.js';
+import { decodeToJson, type DecodeOptions } from './wireDecode.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../../server/http/jsonBody.js';
+import { encodeJson } from './wireEncode.js';
 
 /** Request metadata carrying the last event a resuming client saw (as SSE Last-Event-ID, R7). */
 export const LAST_EVENT_ID_KEY = 'last-event-id';
@@ -47,155 +51,57 @@ export const GRPC_METHODS: readonly GrpcMethod[] = A2AService.methods.map((m) =>
 
 export const GRPC_METHOD_BY_OP: ReadonlyMap<OperationName, GrpcMethod> = new Map(GRPC_METHODS.map((m) => [m.op, m]));
 
-/** Binary → protobuf-es message; bytes that are not a valid `desc` are the caller's fault. */
-export function decodeBinary(desc: DescMessage, bytes: Uint8Array): Message {
-  try {
-    return fromBinary(desc, bytes);
-  } catch {
-    throw new ParseError(`The request is not a valid ${desc.typeName} protobuf message`);
-  }
-}
-
 /**
- * Message → ProtoJSON (implicit defaults omitted). Values that have no JSON form (a Timestamp
- * out of range, a NaN in a Value) become a validation error naming the field (OPS-03).
+ * A received request → the ProtoJSON the request handler validates (implicit defaults omitted,
+ * as protobuf-es `toJson` writes it). Bytes that are not the message are a ParseError; values
+ * protobuf can carry but JSON cannot (a Timestamp out of range, a NaN in a Value) are a
+ * validation error naming the field (OPS-03); nesting deeper than the JSON bindings allow
+ * (32, R16) is an InvalidRequestError.
  */
-export function messageToJson(desc: DescMessage, message: Message): JsonValue {
-  try {
-    return toJson(desc, message, { alwaysEmitImplicit: false });
-  } catch (error) {
-    const field = unencodableField(desc, message, '') ?? '(root)';
-    throw invalidField(field, `has no valid JSON form: ${error instanceof Error ? error.message.slice(0, 200) : 'invalid value'}`);
-  }
+export function requestToJson(desc: DescMessage, bytes: Uint8Array): JsonValue {
+  return toWireJson(desc, bytes, { fillRequired: false, maxDepth: DEFAULT_MAX_JSON_DEPTH });
 }
 
 /**
- * A received message → wire JSON as the HTTP bindings write it: ProtoJSON, plus REQUIRED fields
+ * A received response → wire JSON as the HTTP bindings write it: ProtoJSON plus REQUIRED fields
  * at their default value, which protobuf cannot tell from absent (A10: a ListTasksResponse has
  * `tasks: []`, `nextPageToken: ""`, `totalSize: 0` even when empty).
  */
-export function responseToJson(desc: DescMessage, message: Message): JsonValue {
-  const json = messageToJson(desc, message);
-  fillRequired(desc, json as Record<string, unknown>);
-  return json;
+export function responseToJson(desc: DescMessage, bytes: Uint8Array): JsonValue {
+  return toWireJson(desc, bytes, { fillRequired: true, maxDepth: 1000 });
 }
 
-interface RequiredPlan {
-  /** REQUIRED scalar, enum, list and map fields with their JSON default. */
-  defaults: [string, unknown][];
-  /** Message-typed fields to descend into (not the well-known types). */
-  nested: DescField[];
-}
-
-const requiredPlans = new WeakMap<DescMessage, RequiredPlan>();
-
-function requiredPlan(desc: DescMessage): RequiredPlan {
-  let plan = requiredPlans.get(desc);
-  if (plan) return plan;
-  plan = { defaults: [], nested: [] };
-  for (const field of desc.fields) {
-    const message = field.fieldKind === 'message' ? field.message : field.fieldKind === 'list' || field.fieldKind === 'map' ? field.message : undefined;
-    if (message && !message.typeName.startsWith('google.protobuf.')) plan.nested.push(field);
-    if (field.oneof || !getOption(field, field_behavior).includes(FieldBehavior.REQUIRED)) continue;
-    const value = jsonDefault(field);
-    if (value !== undefined) plan.defaults.push([field.jsonName, value]);
+function toWireJson(desc: DescMessage, bytes: Uint8Array, options: DecodeOptions): JsonValue {
+  if (!supported(desc)) {
+    let message;
+    try {
+      message = fromBinary(desc, bytes);
+    } catch {
+      throw new ParseError(`Not a valid ${desc.typeName} protobuf message`);
+    }
+    try {
+      return toJson(desc, message);
+    } catch (error) {
+      throw invalidField('(root)', `has no valid JSON form: ${error instanceof Error ? error.message.slice(0, 200) : 'invalid value'}`);
+    }
   }
-  requiredPlans.set(desc, plan);
-  return plan;
-}
-
-function jsonDefault(field: DescField): unknown {
-  switch (field.fieldKind) {
-    case 'list':
-      return [];
-    case 'map':
-      return {};
-    case 'enum':
-      return field.enum.values[0]?.name;
-    case 'scalar':
-      if (field.scalar === ScalarType.BOOL) return false;
-      return field.scalar === ScalarType.STRING || field.scalar === ScalarType.BYTES ? '' : 0;
-    default:
-      // A missing REQUIRED message is the sender's bug; nothing sensible to invent.
-      return undefined;
+  try {
+    return decodeToJson(desc, bytes, options) as JsonValue;
+  } catch (error) {
+    if (!(error instanceof WireCodecError)) throw error;
+    if (error.kind === 'malformed') throw new ParseError(`Not a valid ${desc.typeName} protobuf message`);
+    if (error.kind === 'depth') throw new InvalidRequestError(`Request ${error.message}`);
+    throw invalidField(error.path || '(root)', error.message.slice(error.path.length).trim() || 'is invalid');
   }
 }
 
-function fillRequired(desc: DescMessage, json: Record<string, unknown>): void {
-  const plan = requiredPlan(desc);
-  for (const [name, value] of plan.defaults) {
-    if (json[name] === undefined) json[name] = Array.isArray(value) ? [] : typeof value === 'object' ? {} : value;
-  }
-  for (const field of plan.nested) {
-    const value = json[field.jsonName];
-    if (value === undefined || field.message === undefined) continue;
-    if (field.fieldKind === 'list') for (const item of value as Record<string, unknown>[]) fillRequired(field.message, item);
-    else if (field.fieldKind === 'map') for (const item of Object.values(value as Record<string, Record<string, unknown>>)) fillRequired(field.message, item);
-    else fillRequired(field.message, value as Record<string, unknown>);
-  }
-}
-
-/** ProtoJSON → binary; throws protobuf-es errors for JSON that does not fit `desc`. */
-export function jsonToBinary(desc: DescMessage, json: unknown): Uint8Array {
-  return toBinary(desc, fromJson(desc, json as JsonValue, { ignoreUnknownFields: true }));
+/** Wire JSON → binary; throws WireCodecError (or a protobuf-es error) for JSON that does not fit. */
+export function jsonToBinary(desc: DescMessage, json: unknown): Buffer {
+  if (supported(desc)) return encodeJson(desc, json);
+  return asBuffer(toBinary(desc, fromJson(desc, json as JsonValue, { ignoreUnknownFields: true })));
 }
 
 /** A Buffer view of `bytes` without copying (grpc-js frames Buffers). */
 export function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-type Fields = Record<string, unknown>;
-
-/** The JSON path of the first field whose value toJson cannot encode (slow path, errors only). */
-function unencodableField(desc: DescMessage, message: Message, path: string): string | undefined {
-  for (const field of desc.fields) {
-    const value = fieldValue(field, message as unknown as Fields);
-    if (value === undefined) continue;
-    const at = path ? `${path}.${field.jsonName}` : field.jsonName;
-    switch (field.fieldKind) {
-      case 'message': {
-        const bad = unencodableValue(field.message, value as Message, at);
-        if (bad) return bad;
-        break;
-      }
-      case 'list':
-        if (field.listKind !== 'message') break;
-        for (const [i, item] of (value as Message[]).entries()) {
-          const bad = unencodableValue(field.message, item, `${at}[${i}]`);
-          if (bad) return bad;
-        }
-        break;
-      case 'map':
-        if (field.mapKind !== 'message') break;
-        for (const [key, item] of Object.entries(value as Record<string, Message>)) {
-          const bad = unencodableValue(field.message, item, `${at}.${key}`);
-          if (bad) return bad;
-        }
-        break;
-      default:
-        break;
-    }
-  }
-  return undefined;
-}
-
-function unencodableValue(desc: DescMessage, value: Message, path: string): string | undefined {
-  if (desc.typeName.startsWith('google.protobuf.')) {
-    try {
-      toJson(desc, value);
-      return undefined;
-    } catch {
-      return path;
-    }
-  }
-  return unencodableField(desc, value, path);
-}
-
-function fieldValue(field: DescField, message: Fields): unknown {
-  if (field.oneof) {
-    const selected = message[field.oneof.localName] as { case?: string; value?: unknown } | undefined;
-    return selected?.case === field.localName ? selected.value : undefined;
-  }
-  return message[field.localName];
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -2,8 +2,8 @@
  * gRPC binding (§10): `lf.a2a.v1.A2AService` on @grpc/grpc-js, a thin codec over the same
  * request handler as JSON-RPC and REST. Each call: service parameters from metadata (GRPC-02,
  * negotiated exactly as over HTTP, R20) → protobuf binary → ProtoJSON → `handler.unary/stream`
- * (which validates, once, for every binding) → ProtoJSON → binary. Errors are google.rpc.Status
- * with ErrorInfo in `grpc-status-details-bin` (GRPC-03). Node only.
+ * (which validates, once, for every binding) → ProtoJSON → binary (codec.ts). Errors are
+ * google.rpc.Status with ErrorInfo in `grpc-status-details-bin` (GRPC-03). Node only.
  */
 import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type MethodDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { StreamResponseSchema } from '../../gen/a2a_pb.js';
@@ -12,7 +12,7 @@ import { PROTOCOL_VERSION, activatedExtensions, negotiateVersion, parseExtension
 import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
 import type { StreamItem } from '../../server/taskStream.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHODS, LAST_EVENT_ID_KEY, asBuffer, decodeBinary, jsonToBinary, messageToJson, type GrpcMethod } from './codec.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHODS, LAST_EVENT_ID_KEY, jsonToBinary, requestToJson, type GrpcMethod } from './codec.js';
 import { toGrpcError, type GrpcErrorStatus } from './errors.js';
 
 export interface GrpcServiceOptions {
@@ -35,7 +35,6 @@ type Bytes = Buffer;
 
 const identity = (value: Bytes): Bytes => value;
 
-/** The service definition (paths, identity serializers) and its implementation over `handler`. */
 /**
  * The request handler, or a function returning it: a host that must bind the port before it can
  * write the card (which lists `host:port`, GRPC-06) installs the handler after listening.
@@ -46,6 +45,7 @@ function resolver(source: HandlerSource): () => A2ARequestHandler {
   return typeof source === 'function' ? source : () => source;
 }
 
+/** The service definition (paths, identity serializers) and its implementation over the handler. */
 export function createGrpcService(source: HandlerSource, options: GrpcServiceOptions = {}): GrpcService {
   const handler = resolver(source);
   const supported = options.supportedVersions ?? [PROTOCOL_VERSION];
@@ -94,7 +94,6 @@ interface CallEnv {
 }
 
 interface OpenStream {
-  call: ServerWritableStream<Bytes, Bytes>;
   /** The CallContext signal: aborted on cancel, deadline or shutdown (ends the handler's stream). */
   controller: AbortController;
   ended: boolean;
@@ -121,12 +120,18 @@ function callContext(env: CallEnv, metadata: Metadata, signal: () => AbortSignal
   return ctx;
 }
 
+/** Response metadata without extensions, per version: shared, never mutated (grpc-js only reads it). */
+const plainMetadata = new Map<string, Metadata>();
+
 /** EXT-05 / B4: the negotiated version and the activated extensions, as initial metadata. */
 function responseMetadata(env: CallEnv, ctx: CallContext): Metadata {
-  const metadata = new Metadata();
+  const active = ctx.requestedExtensions.length === 0 ? [] : activatedExtensions(env.handler().agentCard, ctx.requestedExtensions);
+  let metadata = active.length === 0 ? plainMetadata.get(ctx.protocolVersion) : undefined;
+  if (metadata) return metadata;
+  metadata = new Metadata();
   metadata.set('a2a-version', ctx.protocolVersion);
-  const active = activatedExtensions(env.handler().agentCard, ctx.requestedExtensions);
   if (active.length > 0) metadata.set('a2a-extensions', active.join(', '));
+  else plainMetadata.set(ctx.protocolVersion, metadata);
   return metadata;
 }
 
@@ -150,7 +155,7 @@ function unaryCall(env: CallEnv, method: GrpcMethod) {
     void (async () => {
       try {
         const ctx = callContext(env, call.metadata, lazySignal(call));
-        const params = messageToJson(method.input, decodeBinary(method.input, call.request));
+        const params = requestToJson(method.input, call.request);
         const result = await env.handler().unary(op, params, ctx);
         const bytes = encodeResponse(method, result);
         call.sendMetadata(responseMetadata(env, ctx));
@@ -164,7 +169,7 @@ function unaryCall(env: CallEnv, method: GrpcMethod) {
 
 function encodeResponse(method: GrpcMethod, result: unknown): Bytes {
   try {
-    return asBuffer(jsonToBinary(method.output, result));
+    return jsonToBinary(method.output, result);
   } catch (error) {
     throw new InternalError('Internal error', { cause: error });
   }
@@ -173,7 +178,7 @@ function encodeResponse(method: GrpcMethod, result: unknown): Bytes {
 function streamingCall(env: CallEnv, method: GrpcMethod) {
   const op = method.op as StreamingOperationName;
   return (call: ServerWritableStream<Bytes, Bytes>): void => {
-    const open: OpenStream = { call, controller: new AbortController(), ended: false };
+    const open: OpenStream = { controller: new AbortController(), ended: false };
     const end = (status?: GrpcErrorStatus): void => {
       if (open.ended || call.cancelled) return;
       open.ended = true;
@@ -187,7 +192,7 @@ function streamingCall(env: CallEnv, method: GrpcMethod) {
     void (async () => {
       try {
         const ctx = callContext(env, call.metadata, () => open.controller.signal);
-        const params = messageToJson(method.input, decodeBinary(method.input, call.request));
+        const params = requestToJson(method.input, call.request);
         // STREAM-12: errors found before the first event are ordinary error statuses.
         const items = await env.handler().stream(op, params, ctx);
         await pump(call, items, responseMetadata(env, ctx));
@@ -208,13 +213,15 @@ function streamingCall(env: CallEnv, method: GrpcMethod) {
  * can carry that event's id; a client that cancels (or a deadline) aborts the CallContext signal,
  * which ends the handler's iterable and frees its subscription (R8) — the task keeps running.
  */
-async function pump(call: ServerWritableStream<Bytes, Bytes>, items: AsyncIterable<StreamItem>, metadata: Metadata): Promise<void> {
+async function pump(call: ServerWritableStream<Bytes, Bytes>, items: AsyncIterable<StreamItem>, shared: Metadata): Promise<void> {
   const iterator = items[Symbol.asyncIterator]();
   let expected: number | undefined;
+  let metadata = shared;
   try {
     let next = await iterator.next();
     const firstSeq = next.done ? undefined : next.value.seq;
     if (firstSeq !== undefined) {
+      metadata = shared.clone();
       metadata.set(FIRST_EVENT_ID_KEY, String(firstSeq));
       expected = firstSeq;
     }
@@ -229,7 +236,7 @@ async function pump(call: ServerWritableStream<Bytes, Bytes>, items: AsyncIterab
         }
         expected++;
       }
-      if (!call.write(asBuffer(jsonToBinary(StreamResponseSchema, item.event)))) await drained(call);
+      if (!call.write(jsonToBinary(StreamResponseSchema, item.event))) await drained(call);
     }
   } finally {
     await iterator.return?.();

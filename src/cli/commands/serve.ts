@@ -1,4 +1,5 @@
 /** `a2a serve`: run an agent over JSON-RPC and HTTP+JSON, with the card at the well-known path. */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH } from '../../server/createA2AHandler.js';
 import { AGENT_CARD_PATH } from '../../server/agentCardRoute.js';
@@ -19,6 +20,9 @@ Options:
   --port N            port (default 8080; 0 picks a free one)
   --public-url URL    base URL written into the card (default http://localhost:PORT on loopback)
   --max-body BYTES    request body limit (default 1048576)
+  --grpc-port N       also serve gRPC (lf.a2a.v1.A2AService) on this port; 0 picks a free one
+  --tls-cert FILE     PEM certificate chain: HTTPS and gRPC over TLS (with --tls-key)
+  --tls-key FILE      PEM private key of --tls-cert
   --store SPEC        where tasks live: sqlite (default: ./.a2a/tasks.db), sqlite:PATH,
                       memory, or postgres://user:pass@host:5432/db[?schema=a2a]
   --retention-days N  delete finished tasks N days after their last change (default: keep all)
@@ -34,6 +38,7 @@ Examples:
   a2a serve --store memory
   a2a serve --store postgres://a2a@db.internal/agents --retention-days 30
   a2a serve --agent ./my-agent.ts --host 0.0.0.0 --public-url https://agent.example.com
+  a2a serve --grpc-port 50051 --tls-cert cert.pem --tls-key key.pem
 `;
 
 export async function serveCommand(argv: string[]): Promise<number> {
@@ -45,6 +50,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
       port: { type: 'string', default: '8080' },
       'public-url': { type: 'string' },
       'max-body': { type: 'string' },
+      'grpc-port': { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
       store: { type: 'string', default: 'sqlite' },
       'retention-days': { type: 'string' },
       'recover-interrupted': { type: 'boolean', default: false },
@@ -63,6 +71,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (maxBody !== undefined && (!Number.isInteger(maxBody) || maxBody < 1)) throw new UsageError('--max-body must be a positive integer');
   const retentionDays = values['retention-days'] === undefined ? undefined : Number(values['retention-days']);
   if (retentionDays !== undefined && !(retentionDays > 0)) throw new UsageError('--retention-days must be a positive number');
+  const grpcPort = values['grpc-port'] === undefined ? undefined : /^\d{1,5}$/.test(values['grpc-port']) ? Number(values['grpc-port']) : NaN;
+  if (grpcPort !== undefined && !(grpcPort >= 0 && grpcPort <= 65535)) throw new UsageError(`--grpc-port must be 0..65535, got ${values['grpc-port'] || 'an empty value'}`);
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  const tls = values['tls-cert'] && values['tls-key'] ? { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']) } : undefined;
   const agent = await loadAgent(values.agent);
   let opened: OpenedStore;
   try {
@@ -91,6 +103,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     port,
     host: values.host,
     ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
+    ...(tls ? { tls } : {}),
+    ...(grpcPort !== undefined ? { grpc: { port: grpcPort } } : {}),
     onError: (e) => console.error('a2a serve: internal error:', e),
     handler: {
       store: opened.store,
@@ -104,6 +118,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     card: baseUrl.replace(/\/$/, '') + AGENT_CARD_PATH,
     jsonrpc: card.supportedInterfaces[0]?.url,
     rest: card.supportedInterfaces[1]?.url,
+    ...(running.grpc ? { grpc: card.supportedInterfaces.find((i) => i.protocolBinding === 'GRPC')?.url } : {}),
     agent: card.name,
     /** Where the listener actually is (differs from the card with --public-url). */
     listening: running.url,
@@ -113,7 +128,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } else {
     process.stdout.write(
-      `${card.name} is listening\n  Agent Card  ${out.card}\n  JSON-RPC    ${out.jsonrpc}\n  HTTP+JSON   ${out.rest}\n  Store       ${out.store}\nPress Ctrl+C to stop.\n`,
+      `${card.name} is listening\n  Agent Card  ${out.card}\n  JSON-RPC    ${out.jsonrpc}\n  HTTP+JSON   ${out.rest}\n${out.grpc ? `  gRPC        ${out.grpc}\n` : ''}  Store       ${out.store}\nPress Ctrl+C to stop.\n`,
     );
   }
   await new Promise<void>((resolve) => {

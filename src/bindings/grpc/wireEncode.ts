@@ -1,0 +1,345 @@
+/**
+ * The one-pass encoder of wireCodec.ts: wire JSON → protobuf binary, into one growing Buffer.
+ * Sub-messages are written in place behind a one-byte length that is widened afterwards when
+ * needed; the JSON path of a value is only assembled when it is reported in an error.
+ */
+import type { DescEnum, DescMessage } from '@bufbuild/protobuf';
+import { MAX_SECONDS, MIN_SECONDS, WireCodecError, enumMaps, isObject, planOf, type FieldPlan, type Json, type JsonObject, type Plan, type Wkt } from './wireCodec.js';
+
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** No lone surrogates: protobuf strings are UTF-8 (String.prototype.isWellFormed, Node 20). */
+function wellFormed(s: string): boolean {
+  return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
+/** A map field as the `value` field (number 2) of its map entry. */
+const entryValues = new WeakMap<FieldPlan, FieldPlan>();
+function entryValue(f: FieldPlan): FieldPlan {
+  let v = entryValues.get(f);
+  if (!v) {
+    v = { ...f, no: 2 };
+    entryValues.set(f, v);
+  }
+  return v;
+}
+
+/** The plan of a message-typed field, looked up once. */
+const subPlans = new WeakMap<FieldPlan, Plan>();
+function subPlan(f: FieldPlan): Plan {
+  let plan = subPlans.get(f);
+  if (!plan) {
+    plan = planOf(f.message as DescMessage);
+    subPlans.set(f, plan);
+  }
+  return plan;
+}
+
+class Writer {
+  buf = Buffer.allocUnsafe(512);
+  pos = 0;
+  /** Field names, list indexes and map keys down to the value being written. */
+  private readonly segments: (string | number)[] = [];
+
+  fail(what: string): never {
+    let path = '';
+    for (const s of this.segments) path = typeof s === 'number' ? `${path}[${s}]` : path ? `${path}.${s}` : s;
+    throw new WireCodecError(`${path || '(root)'} ${what}`, path);
+  }
+
+  ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  /** Unsigned varint of a non-negative integer up to 2^53. */
+  varint(v: number): void {
+    this.ensure(10);
+    while (v > 0x7f) {
+      this.buf[this.pos++] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    this.buf[this.pos++] = v;
+  }
+
+  /** int32/int64 varint: negative values take ten bytes (two's complement). */
+  signed(v: number): void {
+    if (v >= 0) return this.varint(v);
+    let big = BigInt.asUintN(64, BigInt(v));
+    this.ensure(10);
+    while (big > 0x7fn) {
+      this.buf[this.pos++] = Number(big & 0x7fn) | 0x80;
+      big >>= 7n;
+    }
+    this.buf[this.pos++] = Number(big);
+  }
+
+  tag(no: number, wire: number): void {
+    this.varint(no * 8 + wire);
+  }
+
+  string(s: string): void {
+    const len = Buffer.byteLength(s);
+    this.varint(len);
+    this.ensure(len);
+    this.pos += this.buf.write(s, this.pos, len, 'utf8');
+  }
+
+  /** Starts a length-delimited value; `end(mark)` writes its length. */
+  begin(no: number): number {
+    this.tag(no, 2);
+    this.ensure(1);
+    return this.pos++;
+  }
+
+  end(mark: number): void {
+    const len = this.pos - mark - 1;
+    if (len < 0x80) {
+      this.buf[mark] = len;
+      return;
+    }
+    let size = 1;
+    for (let v = len; v > 0x7f; v = Math.floor(v / 0x80)) size++;
+    this.ensure(size - 1);
+    this.buf.copyWithin(mark + size, mark + 1, this.pos);
+    const end = this.pos + size - 1;
+    this.pos = mark;
+    this.varint(len);
+    this.pos = end;
+  }
+
+  message(plan: Plan, json: Json): void {
+    if (plan.wkt) return this.wkt(plan.wkt, json);
+    if (!isObject(json)) this.fail('must be a JSON object');
+    const segments = this.segments;
+    for (const f of plan.fields) {
+      let v = json[f.json];
+      if (v === undefined && f.proto !== f.json) v = json[f.proto];
+      if (v === undefined || (v === null && !(f.type === 'message' && subPlan(f).wkt === 'Value'))) continue;
+      if (f.oneof && f.oneof.some((o) => o !== f.json && json[o] !== undefined && json[o] !== null)) this.fail(`must set only one of ${f.oneof.join(', ')}`);
+      segments.push(f.json);
+      if (f.repeated) {
+        if (!Array.isArray(v)) this.fail('must be an array');
+        for (let i = 0; i < v.length; i++) {
+          segments.push(i);
+          this.value(f, v[i], true);
+          segments.pop();
+        }
+      } else if (f.map) {
+        if (!isObject(v)) this.fail('must be a JSON object');
+        for (const key of Object.keys(v)) {
+          const entry = this.begin(f.no);
+          this.tag(1, 2);
+          this.string(key);
+          segments.push(key);
+          this.value(entryValue(f), v[key], true);
+          segments.pop();
+          this.end(entry);
+        }
+      } else {
+        this.value(f, v, f.presence);
+      }
+      segments.pop();
+    }
+  }
+
+  /** One value of field `f`; defaults are skipped unless `force` (presence, list element, map value). */
+  value(f: FieldPlan, v: Json, force: boolean): void {
+    const no = f.no;
+    switch (f.type) {
+      case 'string':
+        if (typeof v !== 'string' || !wellFormed(v)) this.fail('must be a well-formed string');
+        if (v === '' && !force) return;
+        this.tag(no, 2);
+        return this.string(v);
+      case 'bool':
+        if (typeof v !== 'boolean') this.fail('must be true or false');
+        if (!v && !force) return;
+        this.tag(no, 0);
+        return this.varint(v ? 1 : 0);
+      case 'int32': {
+        const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+        if (typeof n !== 'number' || !Number.isInteger(n) || n < -2147483648 || n > 2147483647) this.fail('must be a 32-bit integer');
+        if (n === 0 && !force) return;
+        this.tag(no, 0);
+        return this.signed(n);
+      }
+      case 'bytes': {
+        if (typeof v !== 'string' || !BASE64.test(v)) this.fail('must be a base64 string');
+        if (v === '' && !force) return;
+        const bytes = Buffer.from(v, 'base64');
+        this.tag(no, 2);
+        this.varint(bytes.length);
+        this.ensure(bytes.length);
+        this.pos += bytes.copy(this.buf, this.pos);
+        return;
+      }
+      case 'enum': {
+        const n = typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' ? enumMaps(f.enumDesc as DescEnum).byName.get(v) : undefined;
+        if (n === undefined) this.fail(`unknown ${f.enumDesc?.name} value ${JSON.stringify(v)}`);
+        if (n === 0 && !force) return;
+        this.tag(no, 0);
+        return this.signed(n);
+      }
+      case 'message': {
+        const mark = this.begin(no);
+        this.message(subPlan(f), v);
+        return this.end(mark);
+      }
+    }
+  }
+
+  wkt(wkt: Wkt, v: Json): void {
+    switch (wkt) {
+      case 'Empty':
+        if (!isObject(v)) this.fail('must be a JSON object');
+        return;
+      case 'Timestamp':
+        return this.timestamp(v);
+      case 'Struct':
+        if (!isObject(v)) this.fail('must be a JSON object');
+        return this.structFields(v);
+      case 'ListValue':
+        if (!Array.isArray(v)) this.fail('must be an array');
+        return this.listValues(v);
+      case 'Value':
+        return this.valueKind(v);
+    }
+  }
+
+  timestamp(v: Json): void {
+    const t = typeof v === 'string' ? parseTimestamp(v) : undefined;
+    if (t === undefined) this.fail('must be an RFC 3339 timestamp');
+    if (t.seconds < MIN_SECONDS || t.seconds > MAX_SECONDS) this.fail('is out of range');
+    if (t.seconds !== 0) {
+      this.tag(1, 0);
+      this.signed(t.seconds);
+    }
+    if (t.nanos !== 0) {
+      this.tag(2, 0);
+      this.varint(t.nanos);
+    }
+  }
+
+  structFields(obj: JsonObject): void {
+    for (const key of Object.keys(obj)) {
+      const entry = this.begin(1);
+      this.tag(1, 2);
+      this.string(key);
+      const value = this.begin(2);
+      this.segments.push(key);
+      this.valueKind(obj[key]);
+      this.segments.pop();
+      this.end(value);
+      this.end(entry);
+    }
+  }
+
+  listValues(list: Json[]): void {
+    for (let i = 0; i < list.length; i++) {
+      const mark = this.begin(1);
+      this.segments.push(i);
+      this.valueKind(list[i]);
+      this.segments.pop();
+      this.end(mark);
+    }
+  }
+
+  /** google.protobuf.Value: exactly one of null/number/string/bool/struct/list. */
+  valueKind(v: Json): void {
+    if (v === null) {
+      this.tag(1, 0);
+      return this.varint(0);
+    }
+    switch (typeof v) {
+      case 'number':
+        if (!Number.isFinite(v)) this.fail('must be a finite number');
+        this.tag(2, 1);
+        this.ensure(8);
+        this.pos = this.buf.writeDoubleLE(v, this.pos);
+        return;
+      case 'string':
+        if (!wellFormed(v)) this.fail('must be a well-formed string');
+        this.tag(3, 2);
+        return this.string(v);
+      case 'boolean':
+        this.tag(4, 0);
+        return this.varint(v ? 1 : 0);
+      case 'object': {
+        const mark = this.begin(Array.isArray(v) ? 6 : 5);
+        if (Array.isArray(v)) this.listValues(v);
+        else this.structFields(v as JsonObject);
+        return this.end(mark);
+      }
+      default:
+        this.fail('must be JSON');
+    }
+  }
+}
+
+/** JSON → the binary encoding of `desc`; unknown members are ignored (OPS-05). */
+export function encodeJson(desc: DescMessage, json: unknown): Buffer {
+  const w = new Writer();
+  w.message(planOf(desc), json);
+  return w.buf.subarray(0, w.pos);
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+function daysFromCivil(y: number, m: number, d: number): number {
+  y -= m <= 2 ? 1 : 0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/**
+ * RFC 3339 `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` → seconds and nanos, or undefined when the
+ * string is not one (including impossible dates such as February 30).
+ */
+export function parseTimestamp(s: string): { seconds: number; nanos: number } | undefined {
+  const digits = (from: number, count: number): number => {
+    let n = 0;
+    for (let i = from; i < from + count; i++) {
+      const c = s.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) return Number.NaN;
+      n = n * 10 + c;
+    }
+    return n;
+  };
+  if (s.length < 20 || s[4] !== '-' || s[7] !== '-' || (s[10] !== 'T' && s[10] !== 't') || s[13] !== ':' || s[16] !== ':') return undefined;
+  const y = digits(0, 4);
+  const mo = digits(5, 2);
+  const d = digits(8, 2);
+  const h = digits(11, 2);
+  const mi = digits(14, 2);
+  const sec = digits(17, 2);
+  if (!(y >= 0 && mo >= 1 && mo <= 12 && h <= 23 && mi <= 59 && sec <= 59 && d >= 1)) return undefined;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (d > (mo === 2 && leap ? 29 : (DAYS_IN_MONTH[mo - 1] as number))) return undefined;
+  let i = 19;
+  let nanos = 0;
+  if (s[i] === '.') {
+    const start = ++i;
+    while (i < s.length && i - start < 9 && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57) i++;
+    if (i === start) return undefined;
+    nanos = digits(start, i - start) * 10 ** (9 - (i - start));
+  }
+  let offset = 0;
+  if ((s[i] === 'Z' || s[i] === 'z') && i + 1 === s.length) {
+    offset = 0;
+  } else if ((s[i] === '+' || s[i] === '-') && i + 6 === s.length && s[i + 3] === ':') {
+    const oh = digits(i + 1, 2);
+    const om = digits(i + 4, 2);
+    if (!(oh <= 23 && om <= 59)) return undefined;
+    offset = (s[i] === '-' ? -1 : 1) * (oh * 3600 + om * 60);
+  } else {
+    return undefined;
+  }
+  return { seconds: daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset, nanos };
+}
