@@ -1,33 +1,16 @@
-/** Our server: createA2AHandler + the node:http host, the demo agent, the default in-memory store. */
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+/** Our server: serveAgent (createA2AHandler + the node:http host), the demo agent, the in-memory store. */
 import { demoAgent, demoCard } from '../../src/cli/agents/demo.js';
-import { createA2AHandler } from '../../src/server/createA2AHandler.js';
-import { serve } from '../../src/node/serve.js';
+import { serveAgent } from '../../src/node/serveAgent.js';
+import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
 import { exitWithParent, reportReady } from './ipc.js';
 
-/** A free loopback port, so the card (serialized once by the handler) can carry the real URLs. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-const jsonrpc = `${base}/a2a/jsonrpc`;
-const rest = `${base}/a2a/rest`;
-const agentCard = {
-  ...demoCard(),
-  supportedInterfaces: [
-    { url: jsonrpc, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-    { url: rest, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-  ],
-};
-const server = await serve(createA2AHandler({ agentCard, executor: demoAgent }), { port, host: '127.0.0.1' });
-reportReady({ name: 'ours', url: server.url, jsonrpc, rest });
+const server = await serveAgent({
+  agent: { card: demoCard(), executor: demoAgent },
+  port: 0,
+  host: '127.0.0.1',
+  publicUrl: 'http://127.0.0.1:0',
+  handler: { store: new MemoryTaskStore() },
+});
+const base = server.url;
+reportReady({ name: 'ours', url: base, jsonrpc: `${base}/a2a/jsonrpc`, rest: `${base}/a2a/rest` });
 exitWithParent(() => server.close());

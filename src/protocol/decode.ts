@@ -66,83 +66,116 @@ const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 class Decoder {
   readonly violations: FieldViolation[] = [];
-  constructor(private readonly limits: DecodeLimits) {}
+  /** The path of the value being decoded, as a stack: rendered only when something fails. */
+  private readonly path: (string | number)[] = [];
 
-  fail(field: string, description: string): undefined {
-    if (this.violations.length < 100) this.violations.push({ field, description });
+  constructor(
+    private readonly limits: DecodeLimits,
+    private readonly root: string,
+  ) {}
+
+  private where(): string {
+    let out = this.root;
+    for (const key of this.path) out = typeof key === 'number' ? `${out}[${key}]` : out ? `${out}.${key}` : key;
+    return out || '(root)';
+  }
+
+  fail(description: string): undefined {
+    if (this.violations.length < 100) this.violations.push({ field: this.where(), description });
     return undefined;
   }
 
-  message(desc: DescMessage, value: unknown, path: string): Record<string, unknown> | undefined {
-    if (!isPlainObject(value)) return this.fail(path || '(root)', 'must be a JSON object');
+  /** A violation at a given field (semantic checks after decoding). */
+  failAt(field: string, description: string): void {
+    if (this.violations.length < 100) this.violations.push({ field, description });
+  }
+
+  private at<T>(key: string | number, fn: () => T): T {
+    this.path.push(key);
+    try {
+      return fn();
+    } finally {
+      this.path.pop();
+    }
+  }
+
+  message(desc: DescMessage, value: unknown): Record<string, unknown> | undefined {
+    if (!isPlainObject(value)) return this.fail('must be a JSON object');
     const plan = planFor(desc);
     const out: Record<string, unknown> = {};
     for (const f of plan.fields) {
       let raw = value[f.jsonName];
       if (raw === undefined && f.protoName !== f.jsonName) raw = value[f.protoName];
-      const fieldPath = path ? `${path}.${f.jsonName}` : f.jsonName;
       const isValueField = f.field.fieldKind === 'message' && f.field.message.typeName === 'google.protobuf.Value';
-      if (raw === undefined || (raw === null && !isValueField)) {
-        if (f.required) this.fail(fieldPath, 'is required');
-        continue;
+      this.path.push(f.jsonName);
+      try {
+        if (raw === undefined || (raw === null && !isValueField)) {
+          if (f.required) this.fail('is required');
+          continue;
+        }
+        const decoded = this.field(f.field, raw);
+        if (decoded === undefined) continue;
+        if (!f.explicit && !f.oneof && isDefault(decoded)) {
+          if (f.required) this.fail(Array.isArray(decoded) ? 'must not be empty' : 'is required');
+          continue;
+        }
+        out[f.jsonName] = decoded;
+      } finally {
+        this.path.pop();
       }
-      const decoded = this.field(f.field, raw, fieldPath);
-      if (decoded === undefined) continue;
-      if (!f.explicit && !f.oneof && isDefault(decoded)) {
-        if (f.required) this.fail(fieldPath, isArray(decoded) ? 'must not be empty' : 'is required');
-        continue;
-      }
-      out[f.jsonName] = decoded;
     }
     for (const oneof of plan.oneofs) {
       let count = 0;
       for (const m of oneof.members) if (m in out) count++;
       if (count !== 1) {
-        const where = path || '(root)';
-        this.fail(where, count === 0 ? `must set one of ${oneof.members.join(', ')}` : `must set only one of ${oneof.members.join(', ')}`);
+        this.fail(count === 0 ? `must set one of ${oneof.members.join(', ')}` : `must set only one of ${oneof.members.join(', ')}`);
       }
     }
     return out;
   }
 
-  field(field: DescField, value: unknown, path: string): unknown {
+  field(field: DescField, value: unknown): unknown {
     switch (field.fieldKind) {
       case 'scalar':
-        return this.scalar(field.scalar, value, path);
+        return this.scalar(field.scalar, value);
       case 'enum':
-        return this.enumValue(field.enum, value, path);
+        return this.enumValue(field.enum, value);
       case 'message':
-        return this.messageOrWkt(field.message, value, path);
+        return this.messageOrWkt(field.message, value);
       case 'list': {
-        if (!Array.isArray(value)) return this.fail(path, 'must be an array');
-        if (value.length > this.limits.maxListLength) return this.fail(path, `must have at most ${this.limits.maxListLength} elements`);
+        if (!Array.isArray(value)) return this.fail('must be an array');
+        if (value.length > this.limits.maxListLength) return this.fail(`must have at most ${this.limits.maxListLength} elements`);
         const out: unknown[] = [];
         for (let i = 0; i < value.length; i++) {
-          const p = `${path}[${i}]`;
+          const item: unknown = value[i];
+          // Nothing below throws (failures are recorded), so a plain push/pop keeps the path.
+          this.path.push(i);
           const v =
             field.listKind === 'scalar'
-              ? this.scalar(field.scalar, value[i], p)
+              ? this.scalar(field.scalar, item)
               : field.listKind === 'enum'
-                ? this.enumValue(field.enum, value[i], p)
-                : this.messageOrWkt(field.message, value[i], p);
+                ? this.enumValue(field.enum, item)
+                : this.messageOrWkt(field.message, item);
+          this.path.pop();
           if (v !== undefined) out.push(v);
         }
         return out;
       }
       case 'map': {
-        if (!isPlainObject(value)) return this.fail(path, 'must be a JSON object');
+        if (!isPlainObject(value)) return this.fail('must be a JSON object');
         const out: Record<string, unknown> = {};
         const keys = Object.keys(value);
-        if (keys.length > this.limits.maxObjectKeys) return this.fail(path, `must have at most ${this.limits.maxObjectKeys} keys`);
+        if (keys.length > this.limits.maxObjectKeys) return this.fail(`must have at most ${this.limits.maxObjectKeys} keys`);
         for (const key of keys) {
           if (key === '__proto__') continue;
-          const p = `${path}.${key}`;
-          const v =
+          const item = value[key];
+          const v = this.at(key, () =>
             field.mapKind === 'scalar'
-              ? this.scalar(field.scalar, value[key], p)
+              ? this.scalar(field.scalar, item)
               : field.mapKind === 'enum'
-                ? this.enumValue(field.enum, value[key], p)
-                : this.messageOrWkt(field.message, value[key], p);
+                ? this.enumValue(field.enum, item)
+                : this.messageOrWkt(field.message, item),
+          );
           if (v !== undefined) out[key] = v;
         }
         return out;
@@ -150,98 +183,95 @@ class Decoder {
     }
   }
 
-  messageOrWkt(desc: DescMessage, value: unknown, path: string): unknown {
+  messageOrWkt(desc: DescMessage, value: unknown): unknown {
     switch (desc.typeName) {
       case 'google.protobuf.Struct':
-        if (!isPlainObject(value)) return this.fail(path, 'must be a JSON object');
-        return this.json(value, path);
+        if (!isPlainObject(value)) return this.fail('must be a JSON object');
+        return this.json(value);
       case 'google.protobuf.Value':
-        return this.json(value, path);
+        return this.json(value);
       case 'google.protobuf.Timestamp':
-        return this.timestamp(value, path);
+        return this.timestamp(value);
       case 'google.protobuf.Empty':
-        return isPlainObject(value) ? {} : this.fail(path, 'must be a JSON object');
+        return isPlainObject(value) ? {} : this.fail('must be a JSON object');
       default:
-        return this.message(desc, value, path);
+        return this.message(desc, value);
     }
   }
 
-  scalar(type: ScalarType, value: unknown, path: string): unknown {
+  scalar(type: ScalarType, value: unknown): unknown {
     switch (type) {
       case ScalarType.STRING:
-        if (typeof value !== 'string') return this.fail(path, 'must be a string');
-        if (value.length > this.limits.maxStringLength) return this.fail(path, `must be at most ${this.limits.maxStringLength} characters`);
+        if (typeof value !== 'string') return this.fail('must be a string');
+        if (value.length > this.limits.maxStringLength) return this.fail(`must be at most ${this.limits.maxStringLength} characters`);
         return value;
       case ScalarType.BOOL:
-        if (typeof value !== 'boolean') return this.fail(path, 'must be true or false');
+        if (typeof value !== 'boolean') return this.fail('must be true or false');
         return value;
       case ScalarType.INT32: {
         const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
         if (typeof n !== 'number' || !Number.isInteger(n) || n < -2147483648 || n > 2147483647) {
-          return this.fail(path, 'must be a 32-bit integer');
+          return this.fail('must be a 32-bit integer');
         }
         return n;
       }
       case ScalarType.BYTES:
-        if (typeof value !== 'string' || !BASE64.test(value)) return this.fail(path, 'must be a base64 string');
-        if (value.length > this.limits.maxStringLength) return this.fail(path, `must be at most ${this.limits.maxStringLength} characters`);
+        if (typeof value !== 'string' || !BASE64.test(value)) return this.fail('must be a base64 string');
+        if (value.length > this.limits.maxStringLength) return this.fail(`must be at most ${this.limits.maxStringLength} characters`);
         return value;
       default:
-        return this.fail(path, 'has an unsupported type');
+        return this.fail('has an unsupported type');
     }
   }
 
-  enumValue(desc: DescEnum, value: unknown, path: string): unknown {
+  enumValue(desc: DescEnum, value: unknown): unknown {
     if (typeof value === 'string') {
       if (desc.values.some((v) => v.name === value)) return value;
-      return this.fail(path, `unknown ${desc.name} value ${JSON.stringify(value.slice(0, 64))}`);
+      return this.fail(`unknown ${desc.name} value ${JSON.stringify(value.slice(0, 64))}`);
     }
     if (typeof value === 'number') {
       const found = desc.values.find((v) => v.number === value);
       if (found) return found.name;
-      return this.fail(path, `unknown ${desc.name} value ${value}`);
+      return this.fail(`unknown ${desc.name} value ${value}`);
     }
-    return this.fail(path, `must be a ${desc.name} name`);
+    return this.fail(`must be a ${desc.name} name`);
   }
 
-  timestamp(value: unknown, path: string): string | undefined {
-    if (typeof value !== 'string' || !RFC3339.test(value)) return this.fail(path, 'must be an RFC 3339 timestamp');
+  timestamp(value: unknown): string | undefined {
+    if (typeof value !== 'string' || !RFC3339.test(value)) return this.fail('must be an RFC 3339 timestamp');
     const ms = Date.parse(value);
-    if (Number.isNaN(ms)) return this.fail(path, 'must be an RFC 3339 timestamp');
+    if (Number.isNaN(ms)) return this.fail('must be an RFC 3339 timestamp');
     return value.endsWith('Z') || value.endsWith('z') ? value.toUpperCase() : new Date(ms).toISOString();
   }
 
   /** Copies arbitrary JSON, dropping `__proto__` keys and enforcing size limits. */
-  json(value: unknown, path: string): unknown {
+  json(value: unknown): unknown {
     if (value === null || typeof value === 'boolean') return value;
-    if (typeof value === 'number') return Number.isFinite(value) ? value : this.fail(path, 'must be a finite number');
+    if (typeof value === 'number') return Number.isFinite(value) ? value : this.fail('must be a finite number');
     if (typeof value === 'string') {
-      return value.length > this.limits.maxStringLength ? this.fail(path, 'is too long') : value;
+      return value.length > this.limits.maxStringLength ? this.fail('is too long') : value;
     }
     if (Array.isArray(value)) {
-      if (value.length > this.limits.maxListLength) return this.fail(path, `must have at most ${this.limits.maxListLength} elements`);
-      return value.map((v, i) => this.json(v, `${path}[${i}]`));
+      if (value.length > this.limits.maxListLength) return this.fail(`must have at most ${this.limits.maxListLength} elements`);
+      return value.map((v: unknown, i) => this.at(i, () => this.json(v)));
     }
     if (isPlainObject(value)) {
       const keys = Object.keys(value);
-      if (keys.length > this.limits.maxObjectKeys) return this.fail(path, `must have at most ${this.limits.maxObjectKeys} keys`);
+      if (keys.length > this.limits.maxObjectKeys) return this.fail(`must have at most ${this.limits.maxObjectKeys} keys`);
       const out: Record<string, unknown> = {};
       for (const key of keys) {
         if (key === '__proto__') continue;
-        out[key] = this.json(value[key], `${path}.${key}`);
+        const item = value[key];
+        out[key] = this.at(key, () => this.json(item));
       }
       return out;
     }
-    return this.fail(path, 'must be JSON');
+    return this.fail('must be JSON');
   }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isArray(value: unknown): value is unknown[] {
-  return Array.isArray(value);
 }
 
 function isDefault(value: unknown): boolean {
@@ -264,10 +294,10 @@ export function decodeMessage<T>(
   input: unknown,
   options: { limits?: DecodeLimits; path?: string; check?: (value: T, fail: (field: string, description: string) => void) => void } = {},
 ): T {
-  const decoder = new Decoder(options.limits ?? DEFAULT_DECODE_LIMITS);
-  const out = decoder.message(desc, input, options.path ?? '');
+  const decoder = new Decoder(options.limits ?? DEFAULT_DECODE_LIMITS, options.path ?? '');
+  const out = decoder.message(desc, input);
   if (out !== undefined && options.check && decoder.violations.length === 0) {
-    options.check(out as T, (field, description) => decoder.fail(field, description));
+    options.check(out as T, (field, description) => decoder.failAt(field, description));
   }
   if (decoder.violations.length > 0 || out === undefined) {
     const first = decoder.violations[0];

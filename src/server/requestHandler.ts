@@ -22,6 +22,7 @@ import type {
   GetTaskRequest,
   ListTasksRequest,
   ListTasksResponse,
+  Message,
   OperationName,
   Part,
   SendMessageRequest,
@@ -40,7 +41,7 @@ import { mediaTypeAccepted } from './mediaTypes.js';
 import { messageFingerprint } from './messageFingerprint.js';
 import { decodePageToken, encodePageToken } from './pageToken.js';
 import { MemoryTaskStore } from './stores/memoryStore.js';
-import type { TaskRecord, TaskStore } from './stores/taskStore.js';
+import type { MessageClaim, TaskRecord, TaskStore } from './stores/taskStore.js';
 import { statusTime } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
 import { readTaskStream, type StreamItem } from './taskStream.js';
@@ -306,7 +307,7 @@ export class A2ARequestHandler {
       executor: this.executor,
       existing,
       abort: controller,
-      claim: { messageId: message.messageId, fingerprint: messageFingerprint(message) },
+      claim: lazyClaim(message),
       newId: this.newId,
       ...(this.options.onError ? { onError: this.options.onError } : {}),
       context: {
@@ -391,6 +392,17 @@ function textOf(parts: readonly Part[]): string {
   let text = '';
   for (const part of parts) if ('text' in part) text += (text ? '\n' : '') + part.text;
   return text;
+}
+
+/** R4 claim whose fingerprint is computed only if the message is recorded (direct replies never are). */
+function lazyClaim(message: Message): MessageClaim {
+  let fingerprint: string | undefined;
+  return {
+    messageId: message.messageId,
+    get fingerprint() {
+      return (fingerprint ??= messageFingerprint(message));
+    },
+  };
 }
 
 async function* single(item: StreamItem): AsyncGenerator<StreamItem> {
