@@ -1,8 +1,19 @@
-/** Our server: serveAgent (createA2AHandler + the node:http host), the demo agent, the in-memory store. */
-import { demoAgent, demoCard } from '../../src/cli/agents/demo.js';
-import { serveAgent } from '../../src/node/serveAgent.js';
-import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
+/**
+ * Our server: serveAgent (createA2AHandler + the node:http host), the demo agent, the in-memory
+ * store — compiled JavaScript from dist/ (`npm run build`, run by `npm run bench`), as a
+ * deployment runs it and as the official SDK ships.
+ */
+import type * as Demo from '../../src/cli/agents/demo.js';
+import type * as ServeAgent from '../../src/node/serveAgent.js';
+import type * as Memory from '../../src/server/stores/memoryStore.js';
 import { exitWithParent, reportReady } from './ipc.js';
+
+// Loaded by URL so the typecheck (which runs before any build) sees the sources' types only.
+const dist = (path: string) => new URL(`../../dist/${path}`, import.meta.url).href;
+const { demoAgent, demoCard } = (await import(dist('cli/agents/demo.js'))) as typeof Demo;
+const { serveAgent } = (await import(dist('node/serveAgent.js'))) as typeof ServeAgent;
+const { MemoryTaskStore } = (await import(dist('server/stores/memoryStore.js'))) as typeof Memory;
+
 
 const server = await serveAgent({
   agent: { card: demoCard(), executor: demoAgent },
