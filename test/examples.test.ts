@@ -7,15 +7,15 @@
  *   `./agent.js` and the package's own name `a2a-kit` resolve as they would for a user);
  * - the "test without a port" block runs.
  */
+import { typecheckSnippets } from './support/typecheckSnippets.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const exampleDir = join(root, 'examples', 'hello-agent');
@@ -97,28 +97,8 @@ test('docs/agents.md shows examples/hello-agent/agent.ts and main.ts verbatim', 
 
 test('every TypeScript block of docs/agents.md type-checks', () => {
   assert.ok(tsBlocks.length >= 4);
-  const config = ts.readConfigFile(join(root, 'tsconfig.json'), (p) => ts.sys.readFile(p));
-  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
   // Virtual files next to the hello agent: nothing is written to the repository.
-  const snippets = new Map(tsBlocks.map((text, i) => [resolve(exampleDir, `__agents_md_block_${i + 1}.ts`), text]));
-  const options: ts.CompilerOptions = { ...parsed.options, noEmit: true };
-  const host = ts.createCompilerHost(options);
-  const { fileExists, readFile, getSourceFile } = host;
-  host.fileExists = (f) => snippets.has(resolve(f)) || fileExists.call(host, f);
-  host.readFile = (f) => snippets.get(resolve(f)) ?? readFile.call(host, f);
-  host.getSourceFile = (f, language, onError, shouldCreate) => {
-    const text = snippets.get(resolve(f));
-    return text !== undefined ? ts.createSourceFile(f, text, language) : getSourceFile.call(host, f, language, onError, shouldCreate);
-  };
-  const program = ts.createProgram({ rootNames: [...snippets.keys()], options, host });
-  const problems = ts
-    .getPreEmitDiagnostics(program)
-    .filter((d) => d.file === undefined || snippets.has(resolve(d.file.fileName)))
-    .map((d) => {
-      const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
-      const name = d.file ? d.file.fileName.slice(exampleDir.length + 1) : '';
-      return `${name}${where ? `:${where.line + 1}:${where.character + 1}` : ''} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-    });
+  const problems = typecheckSnippets({ root, dir: exampleDir, prefix: '__agents_md_block', blocks: tsBlocks });
   assert.deepEqual(problems, [], `docs/agents.md blocks (numbered from 1):\n${problems.join('\n')}`);
 });
 

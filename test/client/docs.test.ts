@@ -3,6 +3,7 @@
  * process) against the demo agent, with the hosts of the examples pointed at live servers:
  * http://localhost:8080 → the demo agent, https://auth.example.com → an OAuth2 token endpoint.
  */
+import { typecheckSnippets } from '../support/typecheckSnippets.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -10,9 +11,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import ts from 'typescript';
 import { startServer, type TestServer } from '../support/server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -64,30 +64,10 @@ test('docs/client.md has examples, all importing the client entry point', () => 
 });
 
 test('every TypeScript block of docs/client.md type-checks', () => {
-  const config = ts.readConfigFile(join(root, 'tsconfig.json'), (p) => ts.sys.readFile(p));
-  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
   const here = join(root, 'test', 'client');
   // Until package.json exports ./client, the import is pointed at the sources.
   const source = (text: string) => (exportsClient ? text : text.replace(/from 'a2a-kit\/client'/g, "from '../../src/client/index.js'"));
-  const snippets = new Map(blocks.map((text, i) => [resolve(here, `__client_md_block_${i + 1}.ts`), source(text)]));
-  const options: ts.CompilerOptions = { ...parsed.options, noEmit: true };
-  const host = ts.createCompilerHost(options);
-  const { fileExists, readFile, getSourceFile } = host;
-  host.fileExists = (f) => snippets.has(resolve(f)) || fileExists.call(host, f);
-  host.readFile = (f) => snippets.get(resolve(f)) ?? readFile.call(host, f);
-  host.getSourceFile = (f, language, onError, shouldCreate) => {
-    const text = snippets.get(resolve(f));
-    return text !== undefined ? ts.createSourceFile(f, text, language) : getSourceFile.call(host, f, language, onError, shouldCreate);
-  };
-  const program = ts.createProgram({ rootNames: [...snippets.keys()], options, host });
-  const problems = ts
-    .getPreEmitDiagnostics(program)
-    .filter((d) => d.file === undefined || snippets.has(resolve(d.file.fileName)))
-    .map((d) => {
-      const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
-      const name = d.file ? d.file.fileName.slice(here.length + 1) : '';
-      return `${name}${where ? `:${where.line + 1}:${where.character + 1}` : ''} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-    });
+  const problems = typecheckSnippets({ root, dir: here, prefix: '__client_md_block', blocks: blocks.map(source) });
   assert.deepEqual(problems, [], `docs/client.md blocks (numbered from 1):\n${problems.join('\n')}`);
 });
 
