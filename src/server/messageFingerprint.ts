@@ -1,4 +1,17 @@
 /** R4: what tells a retried SendMessage (same message) from a reused messageId (different message). */
+import type { Message } from '../protocol/types.js';
+import type { MessageClaim } from './stores/taskStore.js';
+
+/** The claim a message makes; its fingerprint is computed only if the message is recorded (direct replies never are). */
+export function messageClaim(message: Message): MessageClaim {
+  let fingerprint: string | undefined;
+  return {
+    messageId: message.messageId,
+    get fingerprint() {
+      return (fingerprint ??= messageFingerprint(message));
+    },
+  };
+}
 
 /**
  * A stable digest of a message for duplicate detection: key order does not matter, every

@@ -6,7 +6,6 @@
 import { decodeRequest } from '../protocol/operations.js';
 import type { DecodeLimits } from '../protocol/decode.js';
 import {
-  ContentTypeNotSupportedError,
   ExtendedAgentCardNotConfiguredError,
   PushNotificationNotSupportedError,
   TaskNotCancelableError,
@@ -22,7 +21,6 @@ import type {
   GetTaskRequest,
   ListTasksRequest,
   ListTasksResponse,
-  Message,
   OperationName,
   Part,
   SendMessageRequest,
@@ -37,11 +35,11 @@ import type { AgentExecutor } from './agentExecutor.js';
 import { LocalEventBus, type EventBus } from './eventBus.js';
 import { LazyAbort } from './lazyAbort.js';
 import { Execution, type Outcome } from './execution.js';
-import { mediaTypeAccepted } from './mediaTypes.js';
-import { messageFingerprint } from './messageFingerprint.js';
+import { checkInputModes } from './mediaTypes.js';
+import { messageClaim, messageFingerprint } from './messageFingerprint.js';
 import { decodePageToken, encodePageToken } from './pageToken.js';
 import { MemoryTaskStore } from './stores/memoryStore.js';
-import type { MessageClaim, TaskRecord, TaskStore } from './stores/taskStore.js';
+import type { TaskRecord, TaskStore } from './stores/taskStore.js';
 import { statusTime } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
 import { readTaskStream, type StreamItem } from './taskStream.js';
@@ -280,7 +278,7 @@ export class A2ARequestHandler {
     if (req.configuration?.taskPushNotificationConfig && this.agentCard.capabilities.pushNotifications !== true) {
       throw new PushNotificationNotSupportedError();
     }
-    this.checkInputModes(req);
+    checkInputModes(this.agentCard, req.message);
     let existing: TaskRecord | undefined;
     let contextId: string;
     if (message.taskId) {
@@ -307,7 +305,7 @@ export class A2ARequestHandler {
       executor: this.executor,
       existing,
       abort: controller,
-      claim: lazyClaim(message),
+      claim: messageClaim(message),
       newId: this.newId,
       ...(this.options.onError ? { onError: this.options.onError } : {}),
       context: {
@@ -334,18 +332,6 @@ export class A2ARequestHandler {
     entry.done = done;
     this.running.set(key, entry);
     return execution;
-  }
-
-  /** MSG-06: a part whose media type the agent does not accept is refused. */
-  private checkInputModes(req: SendMessageRequest): void {
-    const accepted = this.agentCard.defaultInputModes;
-    for (const part of req.message.parts) {
-      if (part.mediaType && !mediaTypeAccepted(part.mediaType, accepted)) {
-        throw new ContentTypeNotSupportedError(`Media type ${part.mediaType} is not accepted; accepted: ${accepted.join(', ')}`, {
-          metadata: { mediaType: part.mediaType },
-        });
-      }
-    }
   }
 
   private detachedUpdater(record: TaskRecord, tenant: string): Execution {
@@ -392,17 +378,6 @@ function textOf(parts: readonly Part[]): string {
   let text = '';
   for (const part of parts) if ('text' in part) text += (text ? '\n' : '') + part.text;
   return text;
-}
-
-/** R4 claim whose fingerprint is computed only if the message is recorded (direct replies never are). */
-function lazyClaim(message: Message): MessageClaim {
-  let fingerprint: string | undefined;
-  return {
-    messageId: message.messageId,
-    get fingerprint() {
-      return (fingerprint ??= messageFingerprint(message));
-    },
-  };
 }
 
 async function* single(item: StreamItem): AsyncGenerator<StreamItem> {
