@@ -80,7 +80,7 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
   async function respond(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const exchange: Exchange = { req, res, closeAfter: false, abort: new LazyAbort() };
     try {
-      const out = await handler.handle(toHttpRequest(exchange));
+      const out = await handler.handle(new NodeHttpRequest(exchange));
       if (closing) out.headers = { ...out.headers, connection: 'close' };
       await writeResponse(exchange, out, streams);
     } catch (error) {
@@ -130,33 +130,45 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
   };
 }
 
-function toHttpRequest(exchange: Exchange): HttpRequest {
-  const { req, res } = exchange;
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  let query: URLSearchParams | undefined;
-  let watching = false;
-  return {
-    method: req.method ?? 'GET',
-    path: q < 0 ? url : url.slice(0, q),
-    get query() {
-      return (query ??= new URLSearchParams(q < 0 ? '' : url.slice(q + 1)));
-    },
-    header(name) {
-      const v = req.headers[name];
-      return Array.isArray(v) ? v.join(', ') : v;
-    },
-    text: (limit) => readBody(exchange, limit),
-    get signal() {
-      // Created on first use: only streams need it. A client already gone aborts at once.
-      if (!watching) {
-        watching = true;
-        if (res.destroyed || req.socket.destroyed) exchange.abort.abort();
-        else res.once('close', () => exchange.abort.abort());
-      }
-      return exchange.abort.signal;
-    },
-  };
+/** The HttpRequest of one exchange: a class, so no closures are made per request. */
+class NodeHttpRequest implements HttpRequest {
+  readonly method: string;
+  readonly path: string;
+  private readonly queryStart: number;
+  private parsedQuery: URLSearchParams | undefined;
+  private watching = false;
+
+  constructor(private readonly exchange: Exchange) {
+    const url = exchange.req.url ?? '/';
+    this.method = exchange.req.method ?? 'GET';
+    this.queryStart = url.indexOf('?');
+    this.path = this.queryStart < 0 ? url : url.slice(0, this.queryStart);
+  }
+
+  get query(): URLSearchParams {
+    const url = this.exchange.req.url ?? '/';
+    return (this.parsedQuery ??= new URLSearchParams(this.queryStart < 0 ? '' : url.slice(this.queryStart + 1)));
+  }
+
+  header(name: string): string | undefined {
+    const v = this.exchange.req.headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+
+  text(limit: number): Promise<string> {
+    return readBody(this.exchange, limit);
+  }
+
+  get signal(): AbortSignal {
+    // Created on first use: only streams need it. A client already gone aborts at once.
+    const { req, res, abort } = this.exchange;
+    if (!this.watching) {
+      this.watching = true;
+      if (res.destroyed || req.socket.destroyed) abort.abort();
+      else res.once('close', () => abort.abort());
+    }
+    return abort.signal;
+  }
 }
 
 function readBody(exchange: Exchange, limit: number): Promise<string> {
@@ -203,9 +215,13 @@ async function writeResponse(exchange: Exchange, out: HttpResponse, streams: Map
   const { res, closeAfter } = exchange;
   const body = out.body;
   if (body === undefined || typeof body === 'string') {
-    const headers = body === undefined ? out.headers : { ...out.headers, 'content-length': String(Buffer.byteLength(body)) };
+    // A flat [name, value, ...] list: the cheapest form for writeHead, and out.headers (often a
+    // shared constant) is never mutated.
+    const headers: string[] = [];
+    for (const name in out.headers) headers.push(name, out.headers[name] as string);
+    if (body !== undefined) headers.push('content-length', String(Buffer.byteLength(body)));
     if (closeAfter) {
-      headers.connection = 'close';
+      headers.push('connection', 'close');
       lingerOnClose(exchange);
     }
     res.writeHead(out.status, headers);
