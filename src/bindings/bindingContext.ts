@@ -60,7 +60,8 @@ export class BindingContext {
   }
 
   responseHeaders(ctx: CallContext): Record<string, string> {
-    const headers: Record<string, string> = { [VERSION_HEADER.toLowerCase()]: ctx.protocolVersion };
+    const headers: Record<string, string> = { 'a2a-version': ctx.protocolVersion };
+    if (ctx.requestedExtensions.length === 0) return headers;
     const active = activatedExtensions(this.card, ctx.requestedExtensions);
     if (active.length > 0) headers[EXTENSIONS_HEADER.toLowerCase()] = active.join(', ');
     return headers;
