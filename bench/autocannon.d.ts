@@ -23,6 +23,8 @@ declare module 'autocannon' {
     idReplacement?: boolean;
     /** Falsy return counts the response as a mismatch. */
     verifyBody?: (body: string) => boolean;
+    /** Per-request hook; may replace the body. */
+    requests?: Array<{ setupRequest?: (req: { body?: string }) => { body?: string } }>;
   }
   interface Result {
     requests: Histogram;

@@ -29,6 +29,8 @@ export interface HttpLoad {
   duration: number;
   /** A cheap check on every response body (runs in the load generator, so keep it a substring test). */
   verify: (body: string) => boolean;
+  /** A fresh body per request instead of `body` (e.g. a random task id). */
+  nextBody?: () => string;
 }
 
 export async function runHttp(load: HttpLoad): Promise<Measurement> {
@@ -41,6 +43,7 @@ export async function runHttp(load: HttpLoad): Promise<Measurement> {
     connections: load.connections,
     duration: load.duration,
     verifyBody: load.verify,
+    ...(load.nextBody ? { requests: [{ setupRequest: (req: { body?: string }) => ({ ...req, body: load.nextBody!() }) }] } : {}),
   });
   return {
     rps: result.requests.total / result.duration,

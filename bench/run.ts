@@ -3,6 +3,9 @@
  * each in its own child process, loaded from this process (autocannon / an SSE fetch loop).
  *
  *   npx tsx bench/run.ts [--duration 5] [--quick] [--connections 64] [--rows 1,2,5] [--retries 2] [--cpu-prof]
+ *
+ * Rows 1-5: HTTP (ours / sdk / ceiling), 6-7: gRPC (ours / sdk / bare grpc-js), 8-10: our server
+ * on SQLite / PostgreSQL (see extraRows.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readSse, runHttp, runSse, type Measurement } from './load.js';
 import type { Canned, CeilingConfig, Ready } from './servers/ipc.js';
+import { EXTRA_ROWS } from './extraRows.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
@@ -33,17 +37,23 @@ const SETTLE_MS = 750;
 const NOISY = 0.15;
 const RETRIES = Number(args.retries);
 
-type Name = 'ours' | 'sdk' | 'ceiling';
-interface Target {
-  name: Name;
+export type Name = 'ours' | 'sdk' | 'ceiling';
+export interface Target {
+  /** Process label (ours, grpc-bare, ours-sqlite...). */
+  name: string;
+  /** Column it fills in a row: bare gRPC is that row's ceiling. */
+  role: Name;
   ready: Ready;
   child: ChildProcess;
   exited: boolean;
+  stopping?: boolean;
 }
 
 // ---- servers -------------------------------------------------------------------------------
 
 const children: ChildProcess[] = [];
+/** Every server started and not stopped: all of them count as "ours" in the foreign-CPU figure. */
+const live: Target[] = [];
 let shuttingDown = false;
 function killAll(): void {
   shuttingDown = true;
@@ -55,37 +65,67 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
-function start(name: Name): Promise<Target> {
+export interface StartOptions {
+  /** bench/servers/<script>.ts (default: the role). */
+  script?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Process label (default: the role). */
+  name?: string;
+  timeoutMs?: number;
+}
+
+export function start(role: Name, options: StartOptions = {}): Promise<Target> {
+  const name = options.name ?? role;
   const prof = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=bench/results/profiles/${name}`] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', `bench/servers/${name}.ts`], {
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', `bench/servers/${options.script ?? role}.ts`, ...(options.args ?? [])], {
     cwd: root,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, ...options.env },
   });
+  const timeoutMs = options.timeoutMs ?? 30_000;
   children.push(child);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} server did not start within 30 s`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${name} server did not start within ${timeoutMs / 1000} s`)), timeoutMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`${name} server exited before it was ready (code ${code})`));
     });
     child.once('message', (msg: Ready) => {
       clearTimeout(timer);
-      const target: Target = { name, ready: msg, child, exited: false };
+      const target: Target = { name, role, ready: msg, child, exited: false };
       child.removeAllListeners('exit');
       child.once('exit', (code) => {
         target.exited = true;
-        if (!shuttingDown) console.error(`!! ${name} server exited (code ${code})`);
+        live.splice(live.indexOf(target), 1);
+        if (!shuttingDown && !target.stopping) console.error(`!! ${name} server exited (code ${code})`);
       });
+      live.push(target);
       resolve(target);
     });
   });
 }
 
-function configureCeiling(t: Target, routes: Record<string, Canned>): Promise<void> {
+/** Stops a server the remaining rows do not need (its exit is awaited, so it no longer uses CPU). */
+export function stop(t: Target): Promise<void> {
+  if (t.exited) return Promise.resolve();
+  t.stopping = true;
+  return new Promise((resolve) => {
+    t.child.once('exit', () => resolve());
+    t.child.kill();
+  });
+}
+
+/** Sends a config message to a child and waits for its ack. */
+export function configure(t: Target, msg: unknown): Promise<void> {
   return new Promise((resolve) => {
     t.child.once('message', () => resolve());
-    t.child.send({ type: 'canned', routes } satisfies CeilingConfig);
+    t.child.send(msg as object);
   });
+}
+
+function configureCeiling(t: Target, routes: Record<string, Canned>): Promise<void> {
+  return configure(t, { type: 'canned', routes } satisfies CeilingConfig);
 }
 
 // ---- rows ----------------------------------------------------------------------------------
@@ -99,7 +139,7 @@ const rpc = (method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0'
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
-interface Row {
+export interface Row {
   key: string;
   title: string;
   sse?: boolean;
@@ -180,7 +220,7 @@ const ROWS: Row[] = [
 const endpointOf = (row: Row, t: Target): string => (t.name === 'ceiling' ? `${t.ready.url}/${row.key}` : row.endpoint(t.ready));
 
 /** One request; checks it and returns what the ceiling should answer on this row. */
-async function sample(row: Row, t: Target, taskId: string): Promise<Canned> {
+export async function sample(row: Row, t: Target, taskId: string): Promise<Canned> {
   const url = endpointOf(row, t);
   const body = row.body(crypto.randomUUID(), taskId);
   if (row.sse) {
@@ -210,7 +250,7 @@ async function createTask(t: Target): Promise<string> {
   return id;
 }
 
-async function measure(row: Row, t: Target, taskId: string, duration: number): Promise<Measurement> {
+export async function measure(row: Row, t: Target, taskId: string, duration: number): Promise<Measurement> {
   const url = endpointOf(row, t);
   if (row.sse) {
     return runSse({
@@ -260,7 +300,7 @@ function machineBusySeconds(): number | undefined {
  * Runs `fn` and reports the CPU share (1.0 = one full core) each server process used meanwhile,
  * and `foreign`: what everything else on the machine used besides this process and the servers.
  */
-async function withCpu<T>(targets: Target[], fn: () => Promise<T>): Promise<{ value: T; cpu: Partial<Record<Name | 'foreign', number>> }> {
+async function withCpu<T>(targets: Target[], fn: () => Promise<T>): Promise<{ value: T; cpu: Partial<Record<string, number>> }> {
   const before = targets.map((t) => cpuSeconds(t.child.pid));
   const machineBefore = machineBusySeconds();
   const selfBefore = process.cpuUsage();
@@ -269,7 +309,7 @@ async function withCpu<T>(targets: Target[], fn: () => Promise<T>): Promise<{ va
   const wall = (performance.now() - started) / 1000;
   const self = process.cpuUsage(selfBefore);
   const machineAfter = machineBusySeconds();
-  const cpu: Partial<Record<Name | 'foreign', number>> = {};
+  const cpu: Partial<Record<string, number>> = {};
   let servers = 0;
   targets.forEach((t, i) => {
     const a = before[i];
@@ -291,8 +331,8 @@ const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve,
 
 // ---- report --------------------------------------------------------------------------------
 
-interface RowResult {
-  /** 1-based row number in ROWS. */
+export interface RowResult {
+  /** 1-based row number (ROWS, then EXTRA_ROWS). */
   index: number;
   row: string;
   title: string;
@@ -303,15 +343,20 @@ interface RowResult {
   /** The same ratios on rate per server core (rate / srv cpu): steadier on a busy machine. */
   oursOverSdkPerCore?: number;
   oursOverCeilingPerCore?: number;
+  /** Server column text when not the role name (gRPC: ceiling = "bare grpc-js"). */
+  labels?: Partial<Record<Name, string>>;
+  /** Row-specific figures (store rows: ratio to in-memory, bytes per task). */
+  note?: string;
 }
 
 /** Rate per core the server used: how much work one core does, whatever the machine load. */
 const perCore = (m: Measurement | undefined): number => (m?.cpu ? m.rps / m.cpu : NaN);
 
-const fmt = (n: number | undefined, digits = 0): string => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits));
+export const fmt = (n: number | undefined, digits = 0): string => (n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits));
 
 function table(rows: RowResult[]): string {
-  const head = ['#', 'row', 'server', 'rate', 'p50 ms', 'p99 ms', 'srv cpu', 'rate/core', 'non-2xx', 'errors', 'ours/SDK', '(per core)', 'ours/ceiling', '(per core)'];
+  const notes = rows.some((r) => r.note);
+  const head = ['#', 'row', 'server', 'rate', 'p50 ms', 'p99 ms', 'srv cpu', 'rate/core', 'non-2xx', 'errors', 'ours/SDK', '(per core)', 'ours/ceiling', '(per core)', ...(notes ? ['note'] : [])];
   const lines: string[][] = [head];
   rows.forEach((r) => {
     for (const name of ['ours', 'sdk', 'ceiling'] as const) {
@@ -321,7 +366,7 @@ function table(rows: RowResult[]): string {
       lines.push([
         first ? String(r.index) : '',
         first ? r.title : '',
-        name,
+        r.labels?.[name] ?? name,
         `${fmt(m.rps)} ${r.unit}`,
         fmt(m.p50, 1),
         fmt(m.p99, 1),
@@ -333,6 +378,7 @@ function table(rows: RowResult[]): string {
         name === 'ours' ? `${fmt(r.oursOverSdkPerCore, 2)}x` : '',
         name === 'ours' ? fmt(r.oursOverCeiling, 2) : '',
         name === 'ours' ? fmt(r.oursOverCeilingPerCore, 2) : '',
+        ...(notes ? [first ? (r.note ?? '') : ''] : []),
       ]);
     }
   });
@@ -344,16 +390,15 @@ function table(rows: RowResult[]): string {
 
 // ---- main ----------------------------------------------------------------------------------
 
-async function main(): Promise<void> {
-  const oursAvailable = existsSync(`${root}src/node/serve.ts`) && existsSync(`${root}src/server/createA2AHandler.ts`);
+/** Rows 1-5: ours, the SDK and the ceiling over HTTP. */
+async function httpRows(selected: Row[], oursAvailable: boolean, report: RowResult[]): Promise<void> {
   if (!oursAvailable) console.error('!! our server (src/node/serve.ts, src/server/createA2AHandler.ts) is missing: benchmarking the SDK and the ceiling only');
   const [ours, sdk, ceiling] = await Promise.all([oursAvailable ? start('ours') : undefined, start('sdk'), start('ceiling')]);
   const servers = [ours, sdk].filter((t): t is Target => t !== undefined);
   const targets = [...servers, ceiling];
-  const selected = args.rows ? ROWS.filter((_, i) => args.rows!.split(',').map(Number).includes(i + 1)) : ROWS;
 
   // Verify every server on every row before loading it; record the ceiling's canned answers.
-  const taskIds: Partial<Record<Name, string>> = {};
+  const taskIds: Partial<Record<string, string>> = {};
   for (const t of servers) taskIds[t.name] = await createTask(t);
   taskIds.ceiling = taskIds[servers[0]!.name];
   const routes: Record<string, Canned> = {};
@@ -367,44 +412,117 @@ async function main(): Promise<void> {
   for (const row of selected) await sample(row, ceiling, taskIds.ceiling!);
   console.error(`all servers answer correctly; ${selected.length} rows x ${targets.length} servers, ${WARMUP}s warm-up + ${DURATION}s each, ${CONNECTIONS} connections (SSE: ${STREAMS} streams)`);
 
-  const report: RowResult[] = [];
-  const failures: string[] = [];
-  const noisy = new Set<string>();
   for (const row of selected) {
     const result: RowResult = { index: ROWS.indexOf(row) + 1, row: row.key, title: row.title, unit: row.sse ? 'events/s' : 'req/s', results: {} };
     for (const t of targets) {
-      // On a shared machine, retry a measurement disturbed by other processes; keep the calmest.
-      let m: Measurement | undefined;
-      for (let attempt = 0; attempt <= RETRIES; attempt++) {
-        await settle();
-        const warm = await measure(row, t, taskIds[t.name]!, WARMUP);
-        const { value, cpu } = await withCpu(targets, () => measure(row, t, taskIds[t.name]!, DURATION));
-        value.cpu = cpu[t.name];
-        // Everything but the load generator and the server under test, idle benchmark servers included.
-        value.foreignCpu = targets.reduce((sum, o) => sum + (o === t ? 0 : (cpu[o.name] ?? 0)), cpu.foreign ?? 0);
-        if (t.exited) throw new Error(`${t.name} server died during "${row.title}"`);
-        const bad = warm.errors + warm.non2xx + value.errors + value.non2xx;
-        if (bad > 0) {
-          failures.push(`${t.name} / ${row.title}: warm-up ${warm.non2xx} non-2xx + ${warm.errors} errors; measured ${value.non2xx} non-2xx + ${value.errors} errors of ${value.count}`);
-        }
-        if (!m || (value.foreignCpu ?? 0) < (m.foreignCpu ?? 0)) m = value;
-        if ((value.foreignCpu ?? 0) <= NOISY) break;
-        console.error(`  !! ${t.name}: other processes used ${fmt((value.foreignCpu ?? 0) * 100)}% CPU meanwhile${attempt < RETRIES ? ', measuring again' : ''}`);
-      }
-      if (!m) throw new Error('unreachable');
-      if ((m.foreignCpu ?? 0) > NOISY) noisy.add(`${t.name} / ${row.title} (${fmt((m.foreignCpu ?? 0) * 100)}% foreign CPU)`);
-      result.results[t.name] = m;
-      console.error(`  ${row.title.padEnd(48)} ${t.name.padEnd(8)} ${fmt(m.rps).padStart(7)} ${result.unit}  p50 ${fmt(m.p50, 1)} ms  p99 ${fmt(m.p99, 1)} ms  cpu ${fmt((m.cpu ?? NaN) * 100)}%  non-2xx ${m.non2xx}  errors ${m.errors}`);
+      result.results[t.role] = await measured(row.title, result.unit, t, (d) => measure(row, t, taskIds[t.name]!, d));
     }
-    const o = result.results.ours?.rps;
-    if (o !== undefined) {
-      result.oursOverSdk = o / (result.results.sdk?.rps ?? NaN);
-      result.oursOverCeiling = o / (result.results.ceiling?.rps ?? NaN);
-      result.oursOverSdkPerCore = perCore(result.results.ours) / perCore(result.results.sdk);
-      result.oursOverCeilingPerCore = perCore(result.results.ours) / perCore(result.results.ceiling);
-    }
-    report.push(result);
+    report.push(ratios(result));
   }
+  await Promise.all(targets.map(stop));
+}
+
+const failures: string[] = [];
+const noisy = new Set<string>();
+
+/**
+ * One measurement of `t` (warm-up, then `DURATION` s), retried while other processes disturb it;
+ * keeps the calmest attempt, records failures and still-noisy results, prints a progress line.
+ */
+export async function measured(title: string, unit: string, t: Target, run: (seconds: number) => Promise<Measurement>): Promise<Measurement> {
+  let m: Measurement | undefined;
+  for (let attempt = 0; attempt <= RETRIES; attempt++) {
+    await settle();
+    const warm = await run(WARMUP);
+    const targets = [...live];
+    const { value, cpu } = await withCpu(targets, () => run(DURATION));
+    value.cpu = cpu[t.name];
+    // Everything but the load generator and the server under test, idle benchmark servers included.
+    value.foreignCpu = targets.reduce((sum, o) => sum + (o === t ? 0 : (cpu[o.name] ?? 0)), cpu.foreign ?? 0);
+    if (t.exited) throw new Error(`${t.name} server died during "${title}"`);
+    const bad = warm.errors + warm.non2xx + value.errors + value.non2xx;
+    if (bad > 0) {
+      failures.push(`${t.name} / ${title}: warm-up ${warm.non2xx} non-2xx + ${warm.errors} errors; measured ${value.non2xx} non-2xx + ${value.errors} errors of ${value.count}`);
+    }
+    if (!m || (value.foreignCpu ?? 0) < (m.foreignCpu ?? 0)) m = value;
+    if ((value.foreignCpu ?? 0) <= NOISY) break;
+    console.error(`  !! ${t.name}: other processes used ${fmt((value.foreignCpu ?? 0) * 100)}% CPU meanwhile${attempt < RETRIES ? ', measuring again' : ''}`);
+  }
+  if (!m) throw new Error('unreachable');
+  if ((m.foreignCpu ?? 0) > NOISY) noisy.add(`${t.name} / ${title} (${fmt((m.foreignCpu ?? 0) * 100)}% foreign CPU)`);
+  console.error(`  ${title.padEnd(48)} ${t.name.padEnd(11)} ${fmt(m.rps).padStart(7)} ${unit}  p50 ${fmt(m.p50, 1)} ms  p99 ${fmt(m.p99, 1)} ms  cpu ${fmt((m.cpu ?? NaN) * 100)}%  non-2xx ${m.non2xx}  errors ${m.errors}`);
+  return m;
+}
+
+/** Fills the ratio fields from results.ours / sdk / ceiling. */
+export function ratios(result: RowResult): RowResult {
+  const o = result.results.ours?.rps;
+  if (o !== undefined) {
+    result.oursOverSdk = o / (result.results.sdk?.rps ?? NaN);
+    result.oursOverCeiling = o / (result.results.ceiling?.rps ?? NaN);
+    result.oursOverSdkPerCore = perCore(result.results.ours) / perCore(result.results.sdk);
+    result.oursOverCeilingPerCore = perCore(result.results.ours) / perCore(result.results.ceiling);
+  }
+  return result;
+}
+
+/** What the extra rows (extraRows.ts) get from the runner. */
+export interface BenchContext {
+  start: typeof start;
+  stop: typeof stop;
+  configure: typeof configure;
+  measured: typeof measured;
+  ratios: typeof ratios;
+  /** Our in-memory server on row 1 (JSON-RPC SendMessage -> Task): this run's figure, or measured now. */
+  memoryBaseline: () => Promise<Measurement>;
+  /** JSON-RPC row 1 / row 4 definitions, to reuse on other servers. */
+  sendTaskRow: Row;
+  getTaskRow: Row;
+  sample: typeof sample;
+  measureHttp: typeof measure;
+  root: string;
+  connections: number;
+  duration: number;
+}
+
+async function main(): Promise<void> {
+  const wanted = args.rows ? args.rows.split(',').map(Number) : undefined;
+  const selected = ROWS.filter((_, i) => !wanted || wanted.includes(i + 1));
+  const extras = EXTRA_ROWS.filter((_, i) => !wanted || wanted.includes(ROWS.length + i + 1));
+  const report: RowResult[] = [];
+  const oursAvailable = existsSync(`${root}src/node/serve.ts`) && existsSync(`${root}src/server/createA2AHandler.ts`);
+  if (selected.length > 0) await httpRows(selected, oursAvailable, report);
+
+  const ctx: BenchContext = {
+    start,
+    stop,
+    configure,
+    measured,
+    ratios,
+    memoryBaseline: async () => {
+      const known = report.find((r) => r.row === ROWS[0]!.key)?.results.ours;
+      if (known) return known;
+      const ours = await start('ours');
+      await sample(ROWS[0]!, ours, '');
+      const m = await measured(`${ROWS[0]!.title} (in-memory baseline)`, 'req/s', ours, (d) => measure(ROWS[0]!, ours, '', d));
+      report.push(ratios({ index: 1, row: ROWS[0]!.key, title: ROWS[0]!.title, unit: 'req/s', results: { ours: m } }));
+      await stop(ours);
+      return m;
+    },
+    sendTaskRow: ROWS[0]!,
+    getTaskRow: ROWS[3]!,
+    sample,
+    measureHttp: measure,
+    root,
+    connections: CONNECTIONS,
+    duration: DURATION,
+  };
+  for (const row of extras) {
+    const index = ROWS.length + EXTRA_ROWS.indexOf(row) + 1;
+    const result = await row.run(ctx, index);
+    if (result) report.push(result);
+  }
+  report.sort((a, b) => a.index - b.index);
 
   console.log(`\nA2A server benchmark — node ${process.version}, ${os.cpus().length} CPUs, ${CONNECTIONS} connections, ${DURATION}s per row after ${WARMUP}s warm-up`);
   console.log(table(report));

@@ -8,6 +8,8 @@ export interface Ready {
   jsonrpc: string;
   /** Absolute URL of the REST base (no trailing slash). */
   rest: string;
+  /** Extra figures a server reports (servers/store.ts: prefill size and time). */
+  info?: Record<string, number>;
 }
 
 export function reportReady(msg: Omit<Ready, 'type'>): void {
@@ -41,3 +43,15 @@ export interface CeilingConfig {
   type: 'canned';
   routes: Record<string, Canned>;
 }
+
+/** Sent by the parent to the bare gRPC child: base64 response bytes. Acked with `{ type: 'configured' }`. */
+export interface GrpcCannedConfig {
+  type: 'canned-grpc';
+  /** SendMessage response message. */
+  unary: string;
+  /** SendStreamingMessage response messages, in order. */
+  stream: string[];
+}
+
+/** Id of the i-th task servers/store.ts pre-fills (UUID-shaped, like real ids). */
+export const prefillId = (i: number): string => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
