@@ -20,8 +20,6 @@ import type { Message, StreamResponse, Task } from '../../src/protocol/types.js'
 import { SqliteTaskStore } from '../../src/stores/sqlite/sqliteStore.js';
 import { parseSse } from '../support/sse.js';
 
-const patched = typeof (MemoryTaskStore.prototype as { findMessage?: unknown }).findMessage === 'function';
-const skip = patched ? undefined : 'the R4 contract addition (TaskStore.findMessage, claims) is not applied to src/server yet';
 
 interface Rpc {
   result?: { task?: Task; message?: Message };
@@ -81,7 +79,7 @@ const stores: Array<[string, () => Promise<{ store: TaskStore; cleanup: () => Pr
 ];
 
 for (const [name, make] of stores) {
-  describe(`R4 idempotent SendMessage (${name})`, skip ? { skip } : {}, () => {
+  describe(`R4 idempotent SendMessage (${name})`, () => {
     test('a sequential retry returns the same task and appends nothing', async () => {
       const { store, cleanup } = await make();
       try {
@@ -173,7 +171,7 @@ for (const [name, make] of stores) {
   });
 }
 
-test('R4 after kill -9: a retry of an acknowledged message returns the same task and appends nothing (sqlite, real server)', { ...(skip ? { skip } : {}), timeout: 60_000 }, async () => {
+test('R4 after kill -9: a retry of an acknowledged message returns the same task and appends nothing (sqlite, real server)', { timeout: 60_000 }, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'a2a-r4-crash-'));
   const fixture = fileURLToPath(new URL('./fixtures/crashServer.ts', import.meta.url));
   const start = async () => {

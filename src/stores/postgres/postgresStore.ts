@@ -10,15 +10,18 @@ import pg from 'pg';
 import type { Pool, PoolConfig, QueryConfig, QueryResultRow } from 'pg';
 import type { StreamResponse, Task } from '../../protocol/types.js';
 import {
+  DuplicateMessageError,
   VersionConflictError,
   type AppendInput,
+  type MessageClaim,
+  type MessageRecord,
+  type TaskStore,
   type ListQuery,
   type ListResult,
   type StoredEvent,
   type TaskRecord,
 } from '../../server/stores/taskStore.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
-import { DuplicateMessageError, type IdempotentTaskStore, type MessageClaim, type MessageRecord } from '../contract/idempotency.js';
 import { TERMINAL_STATES, canonicalTime, listFilter, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
 import { POSTGRES_MIGRATIONS, migratePostgres, quoteIdent, schemaVersionPg, type MigrationResult } from './migrations.js';
 
@@ -50,7 +53,7 @@ interface TaskRow {
   seq: string;
 }
 
-export class PostgresTaskStore implements IdempotentTaskStore, ActiveTaskSource {
+export class PostgresTaskStore implements TaskStore, ActiveTaskSource {
   private closed = false;
   private readonly q: ReturnType<typeof statements>;
   private readonly listSql = new Map<string, string>();

@@ -14,8 +14,12 @@ import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import type { StreamResponse, Task } from '../../protocol/types.js';
 import {
+  DuplicateMessageError,
   VersionConflictError,
   type AppendInput,
+  type MessageClaim,
+  type MessageRecord,
+  type TaskStore,
   type ListQuery,
   type ListResult,
   type StoredEvent,
@@ -23,7 +27,6 @@ import {
 } from '../../server/stores/taskStore.js';
 import { TERMINAL_STATES, canonicalTime, listFilter, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
-import { DuplicateMessageError, type IdempotentTaskStore, type MessageClaim, type MessageRecord } from '../contract/idempotency.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion, type MigrationResult } from './migrations.js';
 
 export interface SqliteStoreOptions {
@@ -54,7 +57,7 @@ interface ListRow extends TaskRow {
   tenant: string;
 }
 
-export class SqliteTaskStore implements IdempotentTaskStore, ActiveTaskSource {
+export class SqliteTaskStore implements TaskStore, ActiveTaskSource {
   readonly db: Db;
   readonly migration: MigrationResult;
   private closed = false;
