@@ -539,3 +539,25 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
     });
   });
 }
+
+/** Retention on a SQL store: old terminal tasks go with their events and message ids; others stay. */
+export async function purgeScenario(store: PurgeableStore, countEvents: () => Promise<number>): Promise<void> {
+  await store.create('', makeTask('old-done', { state: 'TASK_STATE_COMPLETED', at: 1 }), { claim: { messageId: 'old-m', fingerprint: 'f' } });
+  await store.create('t2', makeTask('old-failed', { state: 'TASK_STATE_FAILED', at: 2 }));
+  await store.create('', makeTask('old-working', { state: 'TASK_STATE_WORKING', at: 1 }));
+  await store.create('', makeTask('old-input', { state: 'TASK_STATE_INPUT_REQUIRED', at: 1 }));
+  await store.create('', makeTask('new-done', { state: 'TASK_STATE_COMPLETED', at: 100 }));
+  for (let i = 0; i < 7; i++) await store.create('', makeTask(`bulk${i}`, { state: 'TASK_STATE_CANCELED', at: 3 }));
+  assert.equal(await store.purgeTerminal({ before: ts(50), batchSize: 3 }), 9);
+  assert.equal(await store.get('', 'old-done'), undefined);
+  assert.equal(await store.get('t2', 'old-failed'), undefined);
+  assert.deepEqual(await store.events('', 'old-done', 0), []);
+  assert.equal(await store.findMessage('', 'old-m'), undefined);
+  assert.ok(await store.get('', 'old-working'));
+  assert.ok(await store.get('', 'old-input'));
+  assert.ok(await store.get('', 'new-done'));
+  assert.equal(await countEvents(), 3);
+  assert.equal(await store.purgeTerminal({ before: new Date(Date.parse(ts(50))) }), 0);
+}
+
+export type PurgeableStore = TaskStore & { purgeTerminal(options: { before: string | Date; batchSize?: number }): Promise<number> };

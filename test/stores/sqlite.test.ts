@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteTaskStore } from '../../src/stores/sqlite/sqliteStore.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion } from '../../src/stores/sqlite/migrations.js';
-import { makeTask, runStoreContract, ts } from './contract.js';
+import { makeTask, purgeScenario, runStoreContract } from './contract.js';
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'a2a-sqlite-'));
@@ -164,22 +164,7 @@ test('sqlite: purgeTerminal deletes old terminal tasks and their events only', a
   const dir = await tempDir();
   try {
     const store = new SqliteTaskStore({ path: join(dir, 'purge.db') });
-    await store.create('', makeTask('old-done', { state: 'TASK_STATE_COMPLETED', at: 1 }), { claim: { messageId: 'old-m', fingerprint: 'f' } });
-    await store.create('t2', makeTask('old-failed', { state: 'TASK_STATE_FAILED', at: 2 }));
-    await store.create('', makeTask('old-working', { state: 'TASK_STATE_WORKING', at: 1 }));
-    await store.create('', makeTask('old-input', { state: 'TASK_STATE_INPUT_REQUIRED', at: 1 }));
-    await store.create('', makeTask('new-done', { state: 'TASK_STATE_COMPLETED', at: 100 }));
-    for (let i = 0; i < 7; i++) await store.create('', makeTask(`bulk${i}`, { state: 'TASK_STATE_CANCELED', at: 3 }));
-    assert.equal(await store.purgeTerminal({ before: ts(50), batchSize: 3 }), 9);
-    assert.equal(await store.get('', 'old-done'), undefined);
-    assert.equal(await store.get('t2', 'old-failed'), undefined);
-    assert.deepEqual(await store.events('', 'old-done', 0), []);
-    assert.equal(await store.findMessage('', 'old-m'), undefined);
-    assert.ok(await store.get('', 'old-working'));
-    assert.ok(await store.get('', 'old-input'));
-    assert.ok(await store.get('', 'new-done'));
-    assert.equal((store.db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n, 3);
-    assert.equal(await store.purgeTerminal({ before: new Date(Date.parse(ts(50))) }), 0);
+    await purgeScenario(store, async () => (store.db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n);
     await store.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
