@@ -7,7 +7,7 @@
 import { create, fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
 import { Client, Metadata, credentials } from '@grpc/grpc-js';
 import { SendMessageRequestSchema, SendMessageResponseSchema, StreamResponseSchema } from '../src/gen/a2a_pb.js';
-import type { Measurement } from './load.js';
+import { closedLoop, type Measurement } from './load.js';
 
 const SERVICE = '/lf.a2a.v1.A2AService';
 const identity = (b: Buffer): Buffer => b;
@@ -67,35 +67,17 @@ export interface GrpcLoad {
 
 /** Keeps `concurrency` calls in flight for `duration` seconds; rate is calls/s (streams: events/s). */
 export async function runGrpc(load: GrpcLoad): Promise<Measurement> {
-  const deadline = performance.now() + load.duration * 1000;
-  const latencies: number[] = [];
-  let events = 0;
-  let errors = 0;
-  let calls = 0;
-  const worker = async (): Promise<void> => {
-    while (performance.now() < deadline) {
-      const start = performance.now();
-      try {
-        if (load.streaming) {
-          const got = await load.client.stream(sendRequest(load.text));
-          events += got.length;
-          if (got.length !== load.expectedEvents) errors++;
-        } else {
-          const answer = await load.client.unary(sendRequest(load.text));
-          events++;
-          if (answer.length <= EMPTY_RESPONSE_BYTES) errors++;
-        }
-      } catch {
-        errors++;
+  const { seconds, ...m } = await closedLoop({
+    concurrency: load.concurrency,
+    duration: load.duration,
+    call: async () => {
+      if (load.streaming) {
+        const got = await load.client.stream(sendRequest(load.text));
+        return { events: got.length, bad: got.length !== load.expectedEvents };
       }
-      calls++;
-      latencies.push(performance.now() - start);
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: load.concurrency }, worker));
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-  return { rps: events / seconds, p50: pct(50), p99: pct(99), count: calls, non2xx: 0, errors, extra: { callsPerSec: calls / seconds } };
+      const answer = await load.client.unary(sendRequest(load.text));
+      return { events: 1, bad: answer.length <= EMPTY_RESPONSE_BYTES };
+    },
+  });
+  return { ...m, extra: { callsPerSec: m.count / seconds } };
 }

@@ -103,8 +103,18 @@ export async function readSse(url: string, headers: Record<string, string>, body
   return { status: res.status, events, raw };
 }
 
-/** Keeps `concurrency` streams open back to back for `duration` seconds; counts events/s. */
-export async function runSse(load: SseLoad): Promise<Measurement> {
+/** What one call of a closed loop reports: events received, and whether the answer was wrong. */
+export interface CallOutcome {
+  events: number;
+  bad?: boolean;
+  non2xx?: boolean;
+}
+
+/**
+ * A closed loop: `concurrency` workers each issue `call` back to back until `duration` seconds
+ * have passed. Rate is events/s; latency is per call; a thrown call counts as an error.
+ */
+export async function closedLoop(load: { concurrency: number; duration: number; call: () => Promise<CallOutcome> }): Promise<Measurement & { seconds: number }> {
   const deadline = performance.now() + load.duration * 1000;
   const latencies: number[] = [];
   let events = 0;
@@ -114,12 +124,10 @@ export async function runSse(load: SseLoad): Promise<Measurement> {
     while (performance.now() < deadline) {
       const start = performance.now();
       try {
-        const r = await readSse(load.url, load.headers, load.body());
-        events += r.events.length;
-        const last = r.events[r.events.length - 1] ?? '';
-        if (r.status !== 200) non2xx++;
-        const bad = r.status === 200 && (r.events.length !== load.expectedEvents || !last.includes(load.lastEventMarker) || r.events.some((e) => e.includes('"error"')));
-        if (bad) errors++;
+        const outcome = await load.call();
+        events += outcome.events;
+        if (outcome.non2xx) non2xx++;
+        if (outcome.bad) errors++;
       } catch {
         errors++;
       }
@@ -129,15 +137,22 @@ export async function runSse(load: SseLoad): Promise<Measurement> {
   const started = performance.now();
   await Promise.all(Array.from({ length: load.concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-  return {
-    rps: events / seconds,
-    p50: pct(50),
-    p99: pct(99),
-    count: latencies.length,
-    non2xx,
-    errors,
-    extra: { streamsPerSec: latencies.length / seconds },
-  };
+  latencies.sort((x, y) => x - y);
+  const pct = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor((q / 100) * latencies.length))] ?? 0;
+  return { rps: events / seconds, p50: pct(50), p99: pct(99), count: latencies.length, non2xx, errors, seconds };
+}
+
+/** Keeps `concurrency` streams open back to back for `duration` seconds; counts events/s. */
+export async function runSse(load: SseLoad): Promise<Measurement> {
+  const { seconds, ...m } = await closedLoop({
+    concurrency: load.concurrency,
+    duration: load.duration,
+    call: async () => {
+      const r = await readSse(load.url, load.headers, load.body());
+      const last = r.events[r.events.length - 1] ?? '';
+      const bad = r.status === 200 && (r.events.length !== load.expectedEvents || !last.includes(load.lastEventMarker) || r.events.some((e) => e.includes('"error"')));
+      return { events: r.events.length, non2xx: r.status !== 200, bad };
+    },
+  });
+  return { ...m, extra: { streamsPerSec: m.count / seconds } };
 }
