@@ -6,6 +6,7 @@
  *   decodeToJson(b)   equals protobuf-es toJson(fromBinary(b)).
  * Plus the edges: unknown fields skipped, malformed bytes and unrepresentable values refused.
  */
+import { prng } from '../support/prng.js';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ScalarType, equals, fromBinary, fromJson, toBinary, toJson, type DescField, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
@@ -41,16 +42,9 @@ function agree(desc: DescMessage, json: unknown, label = desc.typeName): void {
   assert.deepStrictEqual(decodeToJson(desc, mine), expected, `${label}: round trip`);
 }
 
-/** A small seeded PRNG (mulberry32) so failures reproduce. */
+/** Seeded helpers over the shared PRNG, so failures reproduce. */
 function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = prng(seed);
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)] as T;
   return { next, int, pick };

@@ -4,6 +4,7 @@
  * over the socket; every answer must be a well-formed JSON-RPC envelope on HTTP 200, and the
  * server must still work afterwards. Set FUZZ_SEED to reproduce a run with another seed.
  */
+import { prng } from '../support/prng.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BINDINGS, type Json } from '../support/bindings.js';
@@ -15,17 +16,6 @@ const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed);
 const IN_PROCESS = Number(process.env.FUZZ_COUNT ?? 10_000);
 const OVER_SOCKET = 300;
 
-/** mulberry32: a small seeded PRNG. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const METHODS = [
   'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask', 'CreateTaskPushNotificationConfig',
@@ -148,7 +138,7 @@ describe('R19 seeded mutation fuzz of JSON-RPC requests', () => {
   after(() => server.close());
 
   async function run(count: number, seed: number, concurrency: number, send: (text: string) => Promise<RawAnswer>): Promise<Map<string, number>> {
-    const random = rng(seed);
+    const random = prng(seed);
     const requests = Array.from({ length: count }, () => mutate(corpus[Math.floor(random() * corpus.length)], random));
     const outcomes = new Map<string, number>();
     let next = 0;

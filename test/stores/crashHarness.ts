@@ -7,6 +7,7 @@
  * (GetTask, and SubscribeToTask replaying from Last-Event-ID 0). No task may be left
  * SUBMITTED or WORKING after the restart.
  */
+import { prng } from '../support/prng.js';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -47,17 +48,6 @@ interface Ledger {
   streamEnded?: boolean;
 }
 
-/** mulberry32: small, seedable, good enough to pick moments and operations. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Child {
   proc: ChildProcess;
