@@ -5,6 +5,7 @@
  * stores all implement this one interface and pass one contract suite.
  */
 import type { StreamResponse, Task, TaskState } from '../../protocol/types.js';
+import type { StoredPushConfig } from './pushStore.js';
 
 export interface TaskRecord {
   tenant: string;
@@ -38,6 +39,11 @@ export interface MessageClaim {
   messageId: string;
   /** Digest of the message, to tell a retry (same) from a reused id (different). */
   fingerprint: string;
+}
+
+export interface CreateOptions {
+  claim?: MessageClaim;
+  pushConfig?: StoredPushConfig;
 }
 
 export interface MessageRecord {
@@ -82,8 +88,10 @@ export interface TaskStore {
   /**
    * Creates the task; its first event (seq 1) is the `{task}` snapshot. With `claim`, the message
    * id is recorded in the same transaction (DuplicateMessageError, and nothing written, if it was).
+   * With `pushConfig` (PushStore only), the config is registered in the same transaction and the
+   * first event is enqueued for it.
    */
-  create(tenant: string, task: Task, options?: { claim?: MessageClaim }): Promise<{ record: TaskRecord; events: StoredEvent[] }>;
+  create(tenant: string, task: Task, options?: CreateOptions): Promise<{ record: TaskRecord; events: StoredEvent[] }>;
   /**
    * Compare-and-set append; throws VersionConflictError when `expectedVersion` is stale, and
    * DuplicateMessageError when `claim` names a recorded message id.
