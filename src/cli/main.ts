@@ -16,6 +16,10 @@ Call an agent:
   list        list tasks
   cancel      cancel a task
   subscribe   follow a running task live
+  push        manage a task's push notification configs (webhooks)
+
+Receive:
+  webhook     receive push notifications: a2a webhook listen
 
 Run "a2a <command> --help" for the options and examples of a command.
 Exit codes: 0 ok, 2 usage, 3 error from the agent, 4 network or client error,
@@ -76,6 +80,14 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   subscribe: async () => {
     const m = await import('./commands/subscribe.js');
     return { run: m.subscribeCommand, help: m.subscribeHelp };
+  },
+  push: async () => {
+    const m = await import('./commands/push.js');
+    return { run: m.pushCommand, help: m.pushHelp };
+  },
+  webhook: async () => {
+    const m = await import('./commands/webhook.js');
+    return { run: m.webhookCommand, help: m.webhookHelp };
   },
 };
 

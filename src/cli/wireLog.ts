@@ -31,6 +31,11 @@ function mask(name: string, value: string): string {
   return scheme && /^(bearer|basic)$/i.test(scheme) ? `${scheme} ***` : '***';
 }
 
+/** Push config secrets inside JSON bodies (R23): `token` and `credentials` values become ***. */
+export function maskBody(text: string): string {
+  return text.replace(/"(token|credentials)"(\s*:\s*)"(?:[^"\\]|\\.)*"/g, '"$1"$2"***"');
+}
+
 function maskUrl(input: string): string {
   try {
     const url = new URL(input);
@@ -83,7 +88,7 @@ export function wireLog(options: WireLogOptions): { interceptor: Interceptor; fe
     new Headers(init.headers).forEach((value, name) => {
       if (!BORING.has(name)) line('>', style.dim(`${name}: ${mask(name, value)}`));
     });
-    if (typeof init.body === 'string') line('>', truncate(init.body, limit));
+    if (typeof init.body === 'string') line('>', truncate(maskBody(init.body), limit));
     const started = performance.now();
     let res: Response;
     try {
@@ -97,12 +102,12 @@ export function wireLog(options: WireLogOptions): { interceptor: Interceptor; fe
     const status = `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
     line('<', `${res.ok ? style.green(status) : style.red(status)} ${type} ${style.dim(`(${ms} ms)`)}`);
     if (type.toLowerCase().startsWith('text/event-stream') && res.body) {
-      const body = res.body.pipeThrough(sseLogger((text) => line('<', truncate(text, limit))));
+      const body = res.body.pipeThrough(sseLogger((text) => line('<', truncate(maskBody(text), limit))));
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
     try {
       const text = await res.clone().text();
-      if (text) line('<', truncate(text, limit));
+      if (text) line('<', truncate(maskBody(text), limit));
     } catch {
       // The body could not be read twice; the transport will report its own failure.
     }
