@@ -9,12 +9,13 @@ import type { StreamItem } from '../src/server/taskStream.js';
 import type { AgentCard, Artifact, Message, Part, SendMessageResponse, StreamResponse, Task } from '../src/protocol/types.js';
 import { createDemoAgent, demoAgent, demoCard, STREAM_CHUNKS, utf8ToBase64 } from '../src/cli/agents/demo.js';
 import { conformanceAgent, conformanceCard, createConformanceAgent, FILE_CONTENT, matchPrefix } from '../src/cli/agents/conformance.js';
+import { TEST_PUSH } from './support/server.js';
 
 const ctx: CallContext = { protocolVersion: '1.0', requestedExtensions: [] };
 const interfaces = [{ url: 'http://localhost/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }];
 
 function handlerFor(executor: AgentExecutor, card: Omit<AgentCard, 'supportedInterfaces'>): A2ARequestHandler {
-  return new A2ARequestHandler({ agentCard: { ...card, supportedInterfaces: interfaces }, executor });
+  return new A2ARequestHandler({ agentCard: { ...card, supportedInterfaces: interfaces }, executor, push: TEST_PUSH });
 }
 const demo = (executor: AgentExecutor = demoAgent) => handlerFor(executor, demoCard());
 const conformance = (executor: AgentExecutor = conformanceAgent) => handlerFor(executor, conformanceCard());
@@ -84,7 +85,7 @@ function base64ToUtf8(b64: string): string {
 test('demo card: name, capabilities, one skill per behaviour', () => {
   const card = demoCard();
   assert.equal(card.name, 'a2a-kit demo agent');
-  assert.deepEqual(card.capabilities, { streaming: true, pushNotifications: false, extendedAgentCard: false });
+  assert.deepEqual(card.capabilities, { streaming: true, pushNotifications: true, extendedAgentCard: false });
   assert.deepEqual(card.defaultInputModes, ['text/plain', 'application/json', 'application/octet-stream']);
   assert.deepEqual(
     card.skills.map((s) => s.id),
@@ -300,7 +301,7 @@ test('demo file: artifact with a base64 raw part echo.txt (UTF-8)', async () => 
 test('conformance card: streaming on, push off', () => {
   const card = conformanceCard();
   assert.equal(card.capabilities.streaming, true);
-  assert.equal(card.capabilities.pushNotifications, false);
+  assert.equal(card.capabilities.pushNotifications, true);
   assert.ok(card.skills.length > 0);
 });
 

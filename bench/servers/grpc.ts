@@ -11,6 +11,7 @@
 import { Server, ServerCredentials, type ServerUnaryCall, type ServerWritableStream, type sendUnaryData } from '@grpc/grpc-js';
 import type * as Demo from '../../src/cli/agents/demo.js';
 import type * as GrpcServer from '../../src/bindings/grpc/server.js';
+import type * as PushOptions from '../../src/push/pushOptions.js';
 import type * as RequestHandler from '../../src/server/requestHandler.js';
 import { exitWithParent, reportReady, type GrpcCannedConfig } from './ipc.js';
 
@@ -26,9 +27,11 @@ if (kind === 'ours') {
   const { demoAgent, demoCard } = (await import(dist('cli/agents/demo.js'))) as typeof Demo;
   const { serveGrpc } = (await import(dist('bindings/grpc/server.js'))) as typeof GrpcServer;
   const { A2ARequestHandler } = (await import(dist('server/requestHandler.js'))) as typeof RequestHandler;
+  const { createPushRuntime } = (await import(dist('push/pushOptions.js'))) as typeof PushOptions;
   const handler = new A2ARequestHandler({
     agentCard: { ...demoCard(), supportedInterfaces: [{ url: '127.0.0.1:0', protocolBinding: 'GRPC', protocolVersion: '1.0' }] },
     executor: demoAgent,
+    push: { runtime: createPushRuntime },
   });
   const server = await serveGrpc(handler, { port: 0, host: '127.0.0.1', shutdownTimeoutMs: 1000 });
   ready(server.port, () => server.close());

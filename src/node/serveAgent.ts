@@ -7,6 +7,7 @@ import { createA2AHandler, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH, type A2AHand
 import type { AgentCard } from '../protocol/types.js';
 import type { RunningGrpcServer } from '../bindings/grpc/server.js';
 import { serve, type RunningServer, type ServeOptions } from './serve.js';
+import { createPushRuntime } from '../push/pushOptions.js';
 
 export interface ServeAgentOptions extends ServeOptions {
   agent: AgentDefinition;
@@ -75,6 +76,7 @@ export async function serveAgent(options: ServeAgentOptions): Promise<RunningAge
   const agentCard = withInterfaces(options.agent.card, urls);
   const handler = createA2AHandler({
     ...options.handler,
+    push: { runtime: createPushRuntime, ...options.handler?.push },
     agentCard,
     executor: options.agent.executor,
     ...(options.agent.extendedCard ? { extendedAgentCard: withInterfaces(options.agent.extendedCard, urls) } : {}),

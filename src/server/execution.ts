@@ -10,6 +10,7 @@ import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
 import type { JsonObject, Message, StreamResponse, Task, TaskState } from '../protocol/types.js';
 import type { AgentExecutor, RequestContext } from './agentExecutor.js';
 import { DuplicateMessageError, type MessageClaim, type TaskRecord } from './stores/taskStore.js';
+import type { StoredPushConfig } from './stores/pushStore.js';
 import { toParts, type ArtifactOptions, type Content, type TaskUpdater } from './taskUpdater.js';
 import type { TaskWriter } from './taskWriter.js';
 
@@ -31,6 +32,8 @@ export interface ExecutionInput {
   onError?: (error: unknown) => void;
   /** R4: recorded with the write this message causes (the creation, or the follow-up). */
   claim?: MessageClaim;
+  /** PUSH-09: registered with the task when this run creates it. */
+  pushConfig?: StoredPushConfig;
 }
 
 let lastMs = 0;
@@ -255,9 +258,9 @@ export class Execution implements TaskUpdater {
       status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() },
       history: [this.input.context.message],
     };
-    const claim = this.input.claim;
+    const { claim, pushConfig } = this.input;
     try {
-      this.record = await this.input.writer.create(this.input.context.tenant, task, claim ? { claim } : {});
+      this.record = await this.input.writer.create(this.input.context.tenant, task, { ...(claim ? { claim } : {}), ...(pushConfig ? { pushConfig } : {}) });
     } catch (error) {
       // A concurrent duplicate of this message created its task first: every later write of
       // this run is refused too, and run() answers with that task.

@@ -1,6 +1,7 @@
 /**
  * ListTasks cursors (LIST-02, LIST-12): opaque base64url of the last (timestamp, id) returned
- * plus a fingerprint of the filters, so a token reused with other filters is rejected.
+ * plus a fingerprint of the filters, so a token reused with other filters is rejected. The opaque
+ * encoding also serves the push config list.
  */
 import { invalidField } from '../protocol/errors.js';
 import type { ListTasksRequest } from '../protocol/types.js';
@@ -27,23 +28,32 @@ function fromBase64Url(token: string): string {
   return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
 }
 
-export function encodePageToken(req: ListTasksRequest, cursor: Cursor): string {
-  return toBase64Url(JSON.stringify({ t: cursor.timestamp, i: cursor.id, f: fingerprint(req) }));
+/** An opaque page token: base64url of a small JSON object. */
+export function encodeOpaqueToken(value: Record<string, string>): string {
+  return toBase64Url(JSON.stringify(value));
 }
 
-export function decodePageToken(req: ListTasksRequest): Cursor | undefined {
-  const token = req.pageToken;
-  if (!token) return undefined;
+/** Reads a token made by encodeOpaqueToken; anything else is invalid params on `pageToken`. */
+export function decodeOpaqueToken(token: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(fromBase64Url(token));
   } catch {
     throw invalidField('pageToken', 'is not a valid page token');
   }
-  const p = parsed as { t?: unknown; i?: unknown; f?: unknown };
-  if (typeof p !== 'object' || p === null || typeof p.t !== 'string' || typeof p.i !== 'string') {
-    throw invalidField('pageToken', 'is not a valid page token');
-  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidField('pageToken', 'is not a valid page token');
+  return parsed as Record<string, unknown>;
+}
+
+export function encodePageToken(req: ListTasksRequest, cursor: Cursor): string {
+  return encodeOpaqueToken({ t: cursor.timestamp, i: cursor.id, f: fingerprint(req) });
+}
+
+export function decodePageToken(req: ListTasksRequest): Cursor | undefined {
+  const token = req.pageToken;
+  if (!token) return undefined;
+  const p = decodeOpaqueToken(token);
+  if (typeof p.t !== 'string' || typeof p.i !== 'string') throw invalidField('pageToken', 'is not a valid page token');
   if (p.f !== fingerprint(req)) throw invalidField('pageToken', 'was issued for different filters');
   return { timestamp: p.t, id: p.i };
 }

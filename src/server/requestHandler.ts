@@ -18,6 +18,10 @@ import { isTerminalState } from '../protocol/taskStates.js';
 import type {
   AgentCard,
   CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  ListTaskPushNotificationConfigsRequest,
+  TaskPushNotificationConfig,
   GetTaskRequest,
   ListTasksRequest,
   ListTasksResponse,
@@ -44,6 +48,8 @@ import { statusTime } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
 import { readTaskStream, type StreamItem } from './taskStream.js';
 import { TaskWriter } from './taskWriter.js';
+import type { PushOptions, PushRuntime } from '../push/pushOptions.js';
+import type { StoredPushConfig } from './stores/pushStore.js';
 
 /** What a binding knows about the call besides its parameters. */
 export interface CallContext {
@@ -70,6 +76,8 @@ export interface RequestHandlerOptions {
   maxStreamBuffer?: number;
   /** Called with agent and internal failures (never with request secrets). */
   onError?: (error: unknown) => void;
+  /** Push notification settings; used when the card declares `capabilities.pushNotifications`. */
+  push?: PushOptions;
 }
 
 export class A2ARequestHandler {
@@ -81,18 +89,45 @@ export class A2ARequestHandler {
   private readonly newId: () => string;
   /** Per task: the abort handles of its current and queued runs, and the end of the chain. */
   private readonly running = new Map<string, { aborts: Set<LazyAbort>; done: Promise<unknown> }>();
+  /** Push configs and their delivery worker, when the card declares push notifications. */
+  readonly push: PushRuntime | undefined;
 
   constructor(private readonly options: RequestHandlerOptions) {
     this.agentCard = options.agentCard;
     this.executor = options.executor;
     this.store = options.store ?? new MemoryTaskStore();
     this.bus = options.bus ?? new LocalEventBus();
-    this.writer = new TaskWriter(this.store, this.bus);
     this.newId = options.newId ?? (() => crypto.randomUUID());
-    if (this.agentCard.capabilities.pushNotifications === true) {
-      // The card must tell the truth (CARD-08): push delivery is not implemented yet.
-      throw new Error('capabilities.pushNotifications: push notifications are not supported by this version of a2a-kit');
+    this.push = this.agentCard.capabilities.pushNotifications === true ? this.startPush(options) : undefined;
+    const push = this.push;
+    this.writer = new TaskWriter(
+      this.store,
+      this.bus,
+      push?.dispatcher
+        ? (tenant, taskId, events) => {
+            const k = `${tenant}\u0000${taskId}`;
+            if (!push.tasks.has(k)) return;
+            push.dispatcher?.wake();
+            if (events.some((e) => 'statusUpdate' in e.event && isTerminalState(e.event.statusUpdate.status.state))) push.tasks.delete(k);
+          }
+        : undefined,
+    );
+  }
+
+  private startPush(options: RequestHandlerOptions): PushRuntime {
+    const runtime = options.push?.runtime;
+    if (!runtime) {
+      throw new Error(
+        'capabilities.pushNotifications: no push runtime configured; use serveAgent() or pass push: { runtime: nodePushRuntime } from a2a-kit/node',
+      );
     }
+    return runtime({
+      store: this.store,
+      options: options.push ?? {},
+      requireTask: (tenant, taskId) => this.requireTask(tenant, taskId),
+      newId: this.newId,
+      onError: options.onError,
+    });
   }
 
   /** Runs a non-streaming operation on raw (untrusted) parameters. */
@@ -111,7 +146,24 @@ export class A2ARequestHandler {
       case 'getExtendedAgentCard':
         return (await this.getExtendedAgentCard(ctx)) as OperationResponses[K];
       default:
-        // gate() already refused the push configuration operations.
+        return (await this.pushOperation(op, req)) as OperationResponses[K];
+    }
+  }
+
+  /** The four push config operations; gate() refused them unless push is declared. */
+  private pushOperation(op: UnaryOperationName, req: unknown): Promise<unknown> {
+    const configs = this.push?.configs;
+    if (!configs) throw new PushNotificationNotSupportedError();
+    switch (op) {
+      case 'createTaskPushNotificationConfig':
+        return configs.create(req as TaskPushNotificationConfig);
+      case 'getTaskPushNotificationConfig':
+        return configs.get(req as GetTaskPushNotificationConfigRequest);
+      case 'listTaskPushNotificationConfigs':
+        return configs.list(req as ListTaskPushNotificationConfigsRequest);
+      case 'deleteTaskPushNotificationConfig':
+        return configs.delete(req as DeleteTaskPushNotificationConfigRequest);
+      default:
         throw new PushNotificationNotSupportedError();
     }
   }
@@ -134,7 +186,7 @@ export class A2ARequestHandler {
     if ((op === 'sendStreamingMessage' || op === 'subscribeToTask') && caps.streaming !== true) {
       throw new UnsupportedOperationError('Streaming is not supported by this agent', { metadata: { operation: op } });
     }
-    if (op.endsWith('PushNotificationConfig') || op === 'listTaskPushNotificationConfigs') {
+    if ((op.endsWith('PushNotificationConfig') || op === 'listTaskPushNotificationConfigs') && caps.pushNotifications !== true) {
       throw new PushNotificationNotSupportedError(undefined, { metadata: { operation: op } });
     }
     if (op === 'getExtendedAgentCard' && caps.extendedAgentCard !== true) {
@@ -297,6 +349,7 @@ export class A2ARequestHandler {
     }
     const taskId = message.taskId ?? this.newId();
     const key = `${tenant}\u0000${taskId}`;
+    const pushConfig = await this.inlinePushConfig(req, { tenant, taskId, existing: existing !== undefined });
     const previous = this.running.get(key);
     const controller = new LazyAbort();
     const stored = { ...message, taskId, contextId };
@@ -306,6 +359,7 @@ export class A2ARequestHandler {
       existing,
       abort: controller,
       claim: messageClaim(message),
+      ...(pushConfig ? { pushConfig } : {}),
       newId: this.newId,
       ...(this.options.onError ? { onError: this.options.onError } : {}),
       context: {
@@ -332,6 +386,21 @@ export class A2ARequestHandler {
     entry.done = done;
     this.running.set(key, entry);
     return execution;
+  }
+
+  /**
+   * PUSH-09: validates the inline config. A new task gets it in the transaction that creates it
+   * (returned); an existing task gets it now, before the message is processed.
+   */
+  private async inlinePushConfig(req: SendMessageRequest, target: { tenant: string; taskId: string; existing: boolean }): Promise<StoredPushConfig | undefined> {
+    const inline = req.configuration?.taskPushNotificationConfig;
+    const push = this.push;
+    if (!inline || !push) return undefined;
+    const config = push.configs.prepareInline(inline, target.taskId);
+    push.tasks.add(`${target.tenant}\u0000${target.taskId}`);
+    if (!target.existing) return config;
+    await push.configs.attach(target.tenant, config);
+    return undefined;
   }
 
   private detachedUpdater(record: TaskRecord, tenant: string): Execution {
@@ -371,6 +440,8 @@ export class A2ARequestHandler {
     }, timeoutMs);
     await all;
     clearTimeout(timer);
+    // Deliveries not yet made stay in the outbox for the next start.
+    await this.push?.dispatcher?.stop();
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { StreamResponse, Task } from '../protocol/types.js';
 import type { EventBus } from './eventBus.js';
-import { VersionConflictError, type MessageClaim, type StoredEvent, type TaskRecord, type TaskStore } from './stores/taskStore.js';
+import { VersionConflictError, type CreateOptions, type MessageClaim, type StoredEvent, type TaskRecord, type TaskStore } from './stores/taskStore.js';
 import { TaskNotFoundError } from '../protocol/errors.js';
 
 export interface TaskChange {
@@ -23,12 +23,19 @@ export class TaskWriter {
   constructor(
     readonly store: TaskStore,
     readonly bus: EventBus,
+    /** Told after every successful write (the push worker's wake-up). */
+    private readonly onWritten?: (tenant: string, taskId: string, events: StoredEvent[]) => void,
   ) {}
 
-  async create(tenant: string, task: Task, options: { claim?: MessageClaim } = {}): Promise<TaskRecord> {
+  async create(tenant: string, task: Task, options: CreateOptions = {}): Promise<TaskRecord> {
     const { record, events } = await this.store.create(tenant, task, options);
-    this.bus.publish(tenant, task.id, events);
+    this.published(tenant, task.id, events);
     return record;
+  }
+
+  private published(tenant: string, taskId: string, events: StoredEvent[]): void {
+    this.bus.publish(tenant, taskId, events);
+    this.onWritten?.(tenant, taskId, events);
   }
 
   /**
@@ -55,7 +62,7 @@ export class TaskWriter {
             events: next.events,
             ...(next.claim ? { claim: next.claim } : {}),
           });
-          this.bus.publish(tenant, taskId, result.events);
+          this.published(tenant, taskId, result.events);
           return result;
         } catch (error) {
           if (!(error instanceof VersionConflictError) || attempt >= MAX_ATTEMPTS) throw error;

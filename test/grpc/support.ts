@@ -11,6 +11,7 @@ import { LocalEventBus } from '../../src/server/eventBus.js';
 import { A2ARequestHandler, type RequestHandlerOptions } from '../../src/server/requestHandler.js';
 import type { AgentCard } from '../../src/protocol/types.js';
 import { testAgent } from '../support/server.js';
+import { TEST_PUSH } from '../support/server.js';
 
 export interface GrpcTestServerOptions {
   /** Changes the demo card before the interfaces are added. */
@@ -54,6 +55,7 @@ export async function startGrpcServer(options: GrpcTestServerOptions = {}): Prom
     ...(options.extendedCard ? { extendedAgentCard: withInterfaces(options.extendedCard, urls) } : {}),
     onError: (e) => errors.push(e),
     ...options.handler,
+    push: { ...TEST_PUSH, ...options.handler?.push },
   });
   return { address: running.address, card, handler: ref.handler, bus, running, errors, close: () => running.close() };
 }

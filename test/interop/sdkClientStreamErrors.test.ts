@@ -25,6 +25,7 @@ import { LocalEventBus, type EventBus, type EventListener } from '../../src/serv
 import type { StoredEvent } from '../../src/server/stores/taskStore.js';
 import { kinds, userMessage, type Binding } from './support.js';
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
+import { TEST_PUSH } from '../support/server.js';
 
 /** Holds published events for `windowMs`, then delivers them to subscribers in one call. */
 class BurstBus implements EventBus {
@@ -59,7 +60,7 @@ describe('mid-stream errors reach the @a2a-js/sdk client', () => {
   before(async () => {
     server = await serve({ handle: (req) => (ref.handler as A2AHandler).handle(req) }, { port: 0, shutdownTimeoutMs: 2_000 });
     const card = withInterfaces(demoCard(), { httpBaseUrl: server.url, jsonRpcPath: DEFAULT_JSONRPC_PATH, restPath: DEFAULT_REST_PATH });
-    ref.handler = createA2AHandler({ agentCard: card, executor: createDemoAgent({ streamDelayMs: 0 }), bus: new BurstBus(30), maxStreamBuffer: 2 });
+    ref.handler = createA2AHandler({ agentCard: card, executor: createDemoAgent({ streamDelayMs: 0 }), bus: new BurstBus(30), maxStreamBuffer: 2, push: TEST_PUSH });
   });
   after(async () => {
     await server.close();

@@ -11,6 +11,7 @@ import type { AgentCard as OurAgentCard } from '../../src/protocol/types.js';
 import { SendMessageRequest, TaskState, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
 import * as sdkErrors from '@a2a-js/sdk/errors';
+import { TEST_PUSH } from '../support/server.js';
 
 export type Binding = 'JSONRPC' | 'HTTP+JSON';
 
@@ -38,12 +39,14 @@ export interface Fixture {
 export interface FixtureOptions extends DemoOptions {
   /** Declare capabilities.extendedAgentCard and serve an extended card named `<name> (extended)`. */
   extendedCard?: boolean;
+  /** Override the demo card's capabilities.pushNotifications (it declares true). */
+  pushNotifications?: boolean;
 }
 
 export const EXTENDED_NAME_SUFFIX = ' (extended)';
 
 export async function startDemoServer(options: FixtureOptions = {}): Promise<Fixture> {
-  const { extendedCard, ...demo } = options;
+  const { extendedCard, pushNotifications, ...demo } = options;
   const seen: SeenRequest[] = [];
   const ref: { handler?: A2AHandler } = {};
   const server = await serve(
@@ -69,13 +72,15 @@ export async function startDemoServer(options: FixtureOptions = {}): Promise<Fix
     { port: 0, shutdownTimeoutMs: 2_000 },
   );
   const urls = { httpBaseUrl: server.url, jsonRpcPath: DEFAULT_JSONRPC_PATH, restPath: DEFAULT_REST_PATH };
-  const base = demoCard();
+  const demoBase = demoCard();
+  const base = pushNotifications === undefined ? demoBase : { ...demoBase, capabilities: { ...demoBase.capabilities, pushNotifications } };
   const publicCard = extendedCard ? { ...base, capabilities: { ...base.capabilities, extendedAgentCard: true } } : base;
   const card = withInterfaces(publicCard, urls);
   const handler = createA2AHandler({
     agentCard: card,
     executor: createDemoAgent(demo),
     heartbeatMs: 60_000,
+    push: TEST_PUSH,
     ...(extendedCard ? { extendedAgentCard: withInterfaces({ ...publicCard, name: base.name + EXTENDED_NAME_SUFFIX }, urls) } : {}),
   });
   ref.handler = handler;

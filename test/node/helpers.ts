@@ -15,6 +15,7 @@ import { LocalEventBus } from '../../src/server/eventBus.js';
 import { demoCard } from '../../src/cli/agents/demo.js';
 import type { AgentExecutor } from '../../src/server/agentExecutor.js';
 import type { Message, StreamResponse, Task } from '../../src/protocol/types.js';
+import { TEST_PUSH } from '../support/server.js';
 
 export const JSONRPC_PATH = '/a2a/jsonrpc';
 export const REST_PATH = '/a2a/rest';
@@ -49,7 +50,7 @@ export async function startServer(
     { port: 0, shutdownTimeoutMs: 1000, ...serveOptions },
   );
   const card = withInterfaces(demoCard(), { httpBaseUrl: server.url, jsonRpcPath: JSONRPC_PATH, restPath: REST_PATH });
-  const handler = createA2AHandler({ agentCard: card, executor, bus, ...handlerOptions });
+  const handler = createA2AHandler({ agentCard: card, executor, bus, push: TEST_PUSH, ...handlerOptions });
   ref.handler = handler;
   return {
     server,

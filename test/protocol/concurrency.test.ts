@@ -16,6 +16,7 @@ import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
 import type { TaskStore } from '../../src/server/stores/taskStore.js';
 import { SqliteTaskStore } from '../../src/stores/sqlite/sqliteStore.js';
 import { stateAfter } from '../../src/server/taskStream.js';
+import { TEST_PUSH } from '../support/server.js';
 
 const ctx = { protocolVersion: '1.0', requestedExtensions: [] };
 const card = withInterfaces(demoCard(), { httpBaseUrl: 'http://localhost', jsonRpcPath: '/a2a/jsonrpc', restPath: null });
@@ -25,7 +26,7 @@ const message = (text: string, taskId?: string) => ({
 });
 
 async function scenario(store: TaskStore): Promise<void> {
-  const handler = new A2ARequestHandler({ agentCard: card, executor: createDemoAgent(), store });
+  const handler = new A2ARequestHandler({ agentCard: card, executor: createDemoAgent(), store, push: TEST_PUSH });
   const asked = (await handler.unary('sendMessage', message('ask are you there'), ctx)) as { task: Task };
   const id = asked.task.id;
   assert.equal(asked.task.status.state, 'TASK_STATE_INPUT_REQUIRED');

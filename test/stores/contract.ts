@@ -11,6 +11,7 @@ import type { StreamResponse, Task, TaskState } from '../../src/protocol/types.j
 import { VersionConflictError, type StoredEvent, type TaskRecord, type TaskStore } from '../../src/server/stores/taskStore.js';
 import { DuplicateMessageError } from '../../src/server/stores/taskStore.js';
 import { messageFingerprint } from '../../src/server/messageFingerprint.js';
+import { runPushContract } from './pushContract.js';
 
 export interface StoreUnderTest {
   store: TaskStore;
@@ -538,6 +539,8 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       }
     });
   });
+
+  runPushContract(name, makeStore, options);
 }
 
 /** Retention on a SQL store: old terminal tasks go with their events and message ids; others stay. */

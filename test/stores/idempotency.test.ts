@@ -19,6 +19,7 @@ import type { TaskStore } from '../../src/server/stores/taskStore.js';
 import type { Message, StreamResponse, Task } from '../../src/protocol/types.js';
 import { SqliteTaskStore } from '../../src/stores/sqlite/sqliteStore.js';
 import { parseSse } from '../support/sse.js';
+import { TEST_PUSH } from '../support/server.js';
 
 
 interface Rpc {
@@ -33,6 +34,7 @@ function server(store: TaskStore): A2AHandler {
     agentCard: withInterfaces(demoCard(), { httpBaseUrl: 'http://localhost', jsonRpcPath: '/a2a/jsonrpc', restPath: '/a2a/rest' }),
     executor: createDemoAgent({ slowMs: 150, tickMs: 30, streamDelayMs: 5 }),
     store,
+    push: TEST_PUSH,
   });
 }
 

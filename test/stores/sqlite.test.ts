@@ -9,9 +9,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteTaskStore } from '../../src/stores/sqlite/sqliteStore.js';
+import { ENQUEUE_SQL, SqliteTaskStore } from '../../src/stores/sqlite/sqliteStore.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion } from '../../src/stores/sqlite/migrations.js';
 import { makeTask, purgeScenario, runStoreContract } from './contract.js';
+import { pushStatements } from '../../src/stores/contract/pushSql.js';
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'a2a-sqlite-'));
@@ -175,3 +176,57 @@ function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
+
+test('sqlite: a version-1 file upgrades to the push schema with its tasks intact, and push works on it', async () => {
+  const dir = await tempDir();
+  try {
+    const path = join(dir, 'old.db');
+    const db = new Database(path);
+    migrateSqlite(db, SQLITE_MIGRATIONS.slice(0, 1));
+    db.close();
+    assert.throws(() => new SqliteTaskStore({ path, migrate: false }), /run "a2a db migrate"/);
+    // Data written by the version-1 schema (inserted directly: today's store writes version 2).
+    const raw = new Database(path);
+    const task = makeTask('old', { state: 'TASK_STATE_WORKING' });
+    raw
+      .prepare(`INSERT INTO tasks (tenant, id, context_id, state, status_ts, version, seq, task_json, created_at, updated_at) VALUES ('', 'old', ?, ?, ?, 1, 1, ?, '', '')`)
+      .run(task.contextId, task.status.state, task.status.timestamp, JSON.stringify(task));
+    raw.prepare(`INSERT INTO events (tenant, task_id, seq, event_json) VALUES ('', 'old', 1, ?)`).run(JSON.stringify({ task }));
+    raw.close();
+    const store = new SqliteTaskStore({ path });
+    assert.deepEqual(store.migration.applied, SQLITE_MIGRATIONS.slice(1).map((m) => m.version));
+    assert.equal((await store.get('', 'old'))?.seq, 1);
+    await store.putPushConfig('', { id: 'c', taskId: 'old', url: 'https://hooks.example/' });
+    await store.append({ tenant: '', taskId: 'old', expectedVersion: 1, task, events: [{ task }] });
+    const [d] = await store.claimDeliveries({ now: new Date(Date.now() + 60_000), limit: 5, lockMs: 1000 });
+    assert.deepEqual(d && [d.taskId, d.configId, d.seq], ['old', 'c', 2]);
+    await store.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: push statements use their indexes (claim walks the due index in order, enqueue probes the config key)', async () => {
+  const dir = await tempDir();
+  try {
+    const store = new SqliteTaskStore({ path: join(dir, 'pushplan.db') });
+    const plan = (sql: string): string =>
+      (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map((m) => [m[1], 'x']))) as Array<{ detail: string }>)
+        .map((r) => r.detail)
+        .join(' | ');
+    const statements = pushStatements('');
+    const claim = plan(statements.claimable);
+    assert.match(claim, /SCAN d USING INDEX push_deliveries_due|SEARCH d USING INDEX push_deliveries_due/, claim);
+    assert.doesNotMatch(claim, /TEMP B-TREE/, claim);
+    assert.match(claim, /SEARCH p USING PRIMARY KEY/, claim);
+    const due = plan(statements.nextDue);
+    assert.match(due, /push_deliveries_due/, due);
+    assert.match(due, /push_deliveries_locked/, due);
+    const enqueue = plan(ENQUEUE_SQL);
+    assert.match(enqueue, /SEARCH c USING PRIMARY KEY \(tenant=\? AND task_id=\?\)/, enqueue);
+    assert.doesNotMatch(enqueue, /SCAN/, enqueue);
+    await store.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

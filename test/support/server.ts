@@ -14,6 +14,7 @@ import {
   type A2AHandlerOptions,
 } from '../../src/server/createA2AHandler.js';
 import type { AgentCard } from '../../src/protocol/types.js';
+import { createPushRuntime } from '../../src/push/pushOptions.js';
 
 export interface TestServerOptions {
   /** Changes the demo card before the interfaces are added. */
@@ -40,6 +41,9 @@ export interface TestServer {
   errors: unknown[];
   close(): Promise<void>;
 }
+
+/** Push for test servers: the Node runtime, loopback webhooks allowed (test receivers listen there). */
+export const TEST_PUSH = { runtime: createPushRuntime, allowPrivateWebhooks: true };
 
 export const DEFAULT_SLOW_MS = 1500;
 export const DEFAULT_TICK_MS = 50;
@@ -85,6 +89,8 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.extendedCard ? { extendedAgentCard: withInterfaces(options.extendedCard, urls) } : {}),
     onError: (e) => errors.push(e),
     ...options.handler,
+    // Test webhooks listen on loopback, which the SSRF guard refuses unless allowed.
+    push: { ...TEST_PUSH, ...options.handler?.push },
   });
   const jsonRpc = card.supportedInterfaces.find((i) => i.protocolBinding === 'JSONRPC');
   const rest = card.supportedInterfaces.find((i) => i.protocolBinding === 'HTTP+JSON');

@@ -119,7 +119,7 @@ export function conformanceCard(): Omit<AgentCard, 'supportedInterfaces'> {
     name: 'a2a-kit conformance agent',
     description: 'The system under test for the A2A conformance kit: the prefix of the messageId selects the behaviour.',
     version: '0.1.0',
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
     defaultInputModes: ['text/plain', 'application/json', 'application/octet-stream'],
     defaultOutputModes: ['text/plain', 'application/json'],
     skills: [

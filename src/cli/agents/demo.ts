@@ -171,7 +171,7 @@ export function demoCard(): Omit<AgentCard, 'supportedInterfaces'> {
       'A demo agent that exercises the A2A protocol: the first word of your message picks a behaviour ' +
       '(msg, stream, ask, slow, fail, reject, data, file); anything else is echoed back as an artifact.',
     version: '0.1.0',
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
     defaultInputModes: ['text/plain', 'application/json', 'application/octet-stream'],
     defaultOutputModes: ['text/plain', 'application/json'],
     skills: [

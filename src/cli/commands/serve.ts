@@ -6,8 +6,11 @@ import { AGENT_CARD_PATH } from '../../server/agentCardRoute.js';
 import { serveAgent } from '../../node/serveAgent.js';
 import { loadAgent } from '../agents/load.js';
 import { UsageError } from '../usage.js';
+import { intOption } from '../cli.js';
 import { openStore, StoreSpecError, type OpenedStore } from '../../stores/contract/openStore.js';
 import { startRetention } from '../../stores/contract/retention.js';
+import type { PushOptions } from '../../push/pushOptions.js';
+import { webhookSecretKey } from '../../push/webhookSignature.js';
 
 export const serveHelp = `Usage: a2a serve [options]
 
@@ -29,6 +32,16 @@ Options:
   --recover-interrupted
                       PostgreSQL: on start, mark SUBMITTED/WORKING tasks FAILED (only when this
                       is the only instance; SQLite always does this unless another server uses the file)
+  --allow-private-webhooks
+                      deliver push notifications to loopback/private addresses (development
+                      only; refused by default as server-side request forgery)
+  --push-key KEY      seal stored webhook tokens/credentials (AES-256-GCM; 32 bytes base64/hex
+                      or a passphrase; default: $A2A_PUSH_KEY)
+  --webhook-secret S  sign deliveries (Standard Webhooks, whsec_…); repeat to rotate keys
+                      (default: $A2A_WEBHOOK_SECRETS, comma-separated)
+  --push-max-attempts N
+                      attempts per delivery before it becomes a dead letter (default 10)
+  --push-backoff-ms N first retry delay ceiling, doubling per attempt with full jitter (default 1000)
   --json              print the listening URLs as one JSON line
   -h, --help          show this help
 
@@ -56,6 +69,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
       store: { type: 'string', default: 'sqlite' },
       'retention-days': { type: 'string' },
       'recover-interrupted': { type: 'boolean', default: false },
+      'allow-private-webhooks': { type: 'boolean', default: false },
+      'push-key': { type: 'string' },
+      'webhook-secret': { type: 'string', multiple: true },
+      'push-max-attempts': { type: 'string' },
+      'push-backoff-ms': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -75,6 +93,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (grpcPort !== undefined && !(grpcPort >= 0 && grpcPort <= 65535)) throw new UsageError(`--grpc-port must be 0..65535, got ${values['grpc-port'] || 'an empty value'}`);
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   const tls = values['tls-cert'] && values['tls-key'] ? { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']) } : undefined;
+  const push = pushOptions(values);
   const agent = await loadAgent(values.agent);
   let opened: OpenedStore;
   try {
@@ -108,6 +127,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     onError: (e) => console.error('a2a serve: internal error:', e),
     handler: {
       store: opened.store,
+      push,
       ...(maxBody ? { maxBodyBytes: maxBody } : {}),
       onError: (e) => console.error('a2a serve: agent error:', e instanceof Error ? e.message : e),
     },
@@ -123,12 +143,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
     /** Where the listener actually is (differs from the card with --public-url). */
     listening: running.url,
     store: opened.label,
+    push: card.capabilities.pushNotifications === true ? pushLabel(push) : 'off',
   };
   if (values.json) {
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } else {
     process.stdout.write(
-      `${card.name} is listening\n  Agent Card  ${out.card}\n  JSON-RPC    ${out.jsonrpc}\n  HTTP+JSON   ${out.rest}\n${out.grpc ? `  gRPC        ${out.grpc}\n` : ''}  Store       ${out.store}\nPress Ctrl+C to stop.\n`,
+      `${card.name} is listening\n  Agent Card  ${out.card}\n  JSON-RPC    ${out.jsonrpc}\n  HTTP+JSON   ${out.rest}\n${out.grpc ? `  gRPC        ${out.grpc}\n` : ''}  Store       ${out.store}\n  Push        ${out.push}\nPress Ctrl+C to stop.\n`,
     );
   }
   await new Promise<void>((resolve) => {
@@ -144,6 +165,46 @@ export async function serveCommand(argv: string[]): Promise<number> {
   retention?.stop();
   await opened.close();
   return 0;
+}
+
+/** Push settings from flags and the environment; secrets are checked here, never printed. */
+function pushOptions(values: {
+  'allow-private-webhooks'?: boolean;
+  'push-key'?: string;
+  'webhook-secret'?: string[];
+  'push-max-attempts'?: string;
+  'push-backoff-ms'?: string;
+}): PushOptions {
+  const maxAttempts = intOption(values['push-max-attempts'], '--push-max-attempts', { min: 1 });
+  const baseDelayMs = intOption(values['push-backoff-ms'], '--push-backoff-ms', { min: 1 });
+  const key = values['push-key'] ?? process.env.A2A_PUSH_KEY;
+  const secrets = values['webhook-secret'] ?? (process.env.A2A_WEBHOOK_SECRETS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const [i, secret] of secrets.entries()) {
+    try {
+      webhookSecretKey(secret, `webhook secret #${i + 1}`);
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : 'invalid webhook secret');
+    }
+  }
+  return {
+    allowPrivateWebhooks: values['allow-private-webhooks'] === true,
+    ...(key ? { credentialKey: key } : {}),
+    ...(secrets.length > 0 ? { signingSecrets: secrets } : {}),
+    retry: { ...(maxAttempts !== undefined ? { maxAttempts } : {}), ...(baseDelayMs !== undefined ? { baseDelayMs } : {}) },
+    onDelivery: (r) => {
+      if (r.verdict.action === 'complete') return;
+      const what = r.verdict.action === 'retry' ? `will retry in ${Math.round(r.verdict.delayMs / 100) / 10} s` : r.verdict.action === 'disable' ? 'config disabled' : 'dead letter';
+      console.error(`a2a serve: push to ${r.url} (task ${r.taskId} #${r.seq}, attempt ${r.attempts}): ${r.verdict.error}; ${what}`);
+    },
+  };
+}
+
+function pushLabel(push: PushOptions): string {
+  const parts = ['on'];
+  if (push.signingSecrets) parts.push('signed');
+  if (push.credentialKey) parts.push('credentials sealed');
+  if (push.allowPrivateWebhooks) parts.push('private addresses allowed');
+  return parts.join(', ');
 }
 
 export { UsageError };

@@ -1,6 +1,7 @@
 /**
  * Retention (off by default): every `intervalMs`, terminal tasks whose last status change is
- * older than `maxAgeMs` are deleted with their event logs. Tasks that are running or waiting
+ * older than `maxAgeMs` are deleted with their event logs, message ids, push configs and
+ * push deliveries (pending and dead). Tasks that are running or waiting
  * for input are never touched. The timer does not keep the process alive.
  */
 export interface RetentionOptions {

@@ -54,6 +54,36 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX messages_by_task ON {s}.messages (tenant, task_id);
     `,
   },
+  {
+    version: 2,
+    name: 'push configs and delivery outbox',
+    // Deliveries name their event by (tenant, task_id, seq) instead of copying it.
+    sql: `
+      CREATE TABLE {s}.push_configs (
+        tenant      text COLLATE "C" NOT NULL,
+        task_id     text COLLATE "C" NOT NULL,
+        id          text COLLATE "C" NOT NULL,
+        config_json text NOT NULL,
+        PRIMARY KEY (tenant, task_id, id)
+      );
+      CREATE TABLE {s}.push_deliveries (
+        tenant          text COLLATE "C" NOT NULL,
+        task_id         text COLLATE "C" NOT NULL,
+        config_id       text COLLATE "C" NOT NULL,
+        seq             bigint NOT NULL,
+        attempts        integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz NOT NULL,
+        locked_until    timestamptz,
+        created_at      timestamptz NOT NULL,
+        status          text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'dead')),
+        last_error      text,
+        PRIMARY KEY (tenant, task_id, config_id, seq)
+      );
+      CREATE INDEX push_deliveries_due    ON {s}.push_deliveries (next_attempt_at) WHERE status = 'pending';
+      CREATE INDEX push_deliveries_locked ON {s}.push_deliveries (locked_until) WHERE status = 'pending' AND locked_until IS NOT NULL;
+      CREATE INDEX push_deliveries_dead   ON {s}.push_deliveries (tenant, created_at) WHERE status = 'dead';
+    `,
+  },
 ];
 
 export interface MigrationResult {

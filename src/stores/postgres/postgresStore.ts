@@ -7,7 +7,7 @@
  * committed with the server's `synchronous_commit` (on by default: flushed to the WAL).
  */
 import pg from 'pg';
-import type { Pool, PoolConfig, QueryConfig, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, PoolConfig, QueryConfig, QueryResultRow } from 'pg';
 import type { StreamResponse, Task } from '../../protocol/types.js';
 import {
   DuplicateMessageError,
@@ -20,7 +20,36 @@ import {
   type ListResult,
   type StoredEvent,
   type TaskRecord,
+  type CreateOptions,
 } from '../../server/stores/taskStore.js';
+import type {
+  ClaimOptions,
+  DeadLetter,
+  DeliveryKey,
+  PushConfigPage,
+  PushDelivery,
+  PushStore,
+  StoredPushConfig,
+} from '../../server/stores/pushStore.js';
+import {
+  DEFAULT_DEAD_LETTER_LIMIT,
+  compilePg,
+  configJson,
+  configPage,
+  earliest,
+  keyParams,
+  optionalTime,
+  parseConfig,
+  pushStatements,
+  rowLimit,
+  toDeadLetter,
+  toDelivery,
+  type CompiledSql,
+  type DeadLetterRow,
+  type DeliveryRow,
+  type PushStatementName,
+  type SqlTime,
+} from '../contract/pushSql.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { TERMINAL_STATES, canonicalTime, listFilter, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
 import { POSTGRES_MIGRATIONS, migratePostgres, quoteIdent, schemaVersionPg, type MigrationResult } from './migrations.js';
@@ -53,9 +82,12 @@ interface TaskRow {
   seq: string;
 }
 
-export class PostgresTaskStore implements TaskStore, ActiveTaskSource {
+type PushQuery = CompiledSql & { name: string };
+
+export class PostgresTaskStore implements TaskStore, PushStore, ActiveTaskSource {
   private closed = false;
   private readonly q: ReturnType<typeof statements>;
+  private readonly push: Record<PushStatementName | 'claim', PushQuery>;
   private readonly listSql = new Map<string, string>();
 
   readonly pool: Pool;
@@ -69,6 +101,7 @@ export class PostgresTaskStore implements TaskStore, ActiveTaskSource {
     this.migration = init.migration;
     this.ownsPool = init.ownsPool;
     this.q = statements(quoteIdent(init.schema), nameTag(init.schema));
+    this.push = pushQueries(quoteIdent(init.schema), nameTag(init.schema));
   }
 
   /** Connects, applies pending migrations (unless `migrate: false`) and returns the store. */
@@ -99,9 +132,12 @@ export class PostgresTaskStore implements TaskStore, ActiveTaskSource {
     return row && { tenant, task: JSON.parse(row.task_json) as Task, version: Number(row.version), seq: Number(row.seq) };
   }
 
-  async create(tenant: string, task: Task, options: { claim?: MessageClaim } = {}): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
+  async create(tenant: string, task: Task, options: CreateOptions = {}): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
     const c = taskColumns(task);
+    const push = options.pushConfig;
     const values = [tenant, task.id, c.contextId, c.state, c.statusTs, c.json, `{"task":${c.json}}`];
+    // $8, $9: the config registered with the task (R11: its first event is enqueued too); $10: now.
+    values.push(push ? push.id : null, push ? configJson(push) : null, new Date().toISOString());
     const claim = options.claim;
     const rows = await this.claiming(claim, tenant, () =>
       claim ? this.run<{ n: number }>(this.q.createClaim, [...values, claim.messageId, claim.fingerprint]) : this.run<{ n: number }>(this.q.create, values),
@@ -114,6 +150,7 @@ export class PostgresTaskStore implements TaskStore, ActiveTaskSource {
     const c = taskColumns(input.task);
     const eventJson = input.events.map((e) => JSON.stringify(e));
     const values = [input.tenant, input.taskId, input.expectedVersion, c.contextId, c.state, c.statusTs, c.json, eventJson.length, eventJson];
+    values.push(new Date().toISOString()); // $10: enqueue time of the deliveries
     const claim = input.claim;
     const rows = await this.claiming(claim, input.tenant, () =>
       claim ? this.run<{ seq: string }>(this.q.appendClaim, [...values, claim.messageId, claim.fingerprint]) : this.run<{ seq: string }>(this.q.append, values),
@@ -175,9 +212,79 @@ export class PostgresTaskStore implements TaskStore, ActiveTaskSource {
     return rows.map((r) => ({ tenant: r.tenant, taskId: r.id }));
   }
 
+  async putPushConfig(tenant: string, config: StoredPushConfig): Promise<StoredPushConfig> {
+    const json = configJson(config);
+    await this.pushRun('putConfig', { tenant, taskId: config.taskId, id: config.id, json });
+    return parseConfig(json);
+  }
+
+  async getPushConfig(tenant: string, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
+    const row = (await this.pushRun<{ config_json: string }>('getConfig', { tenant, taskId, id }))[0];
+    return row && parseConfig(row.config_json);
+  }
+
+  async listPushConfigs(tenant: string, taskId: string, page: { pageSize: number; afterId?: string }): Promise<PushConfigPage> {
+    const limit = rowLimit(page.pageSize, 'pageSize') + 1;
+    const rows =
+      page.afterId === undefined
+        ? await this.pushRun<{ config_json: string }>('listConfigs', { tenant, taskId, limit })
+        : await this.pushRun<{ config_json: string }>('listConfigsAfter', { tenant, taskId, afterId: page.afterId, limit });
+    return configPage(rows, page.pageSize);
+  }
+
   /**
-   * Retention: deletes terminal tasks (and their events) whose status timestamp is older than
-   * `before`, in batches; returns the number of tasks deleted.
+   * Two statements in one transaction, config first: an append that read the config before this
+   * delete committed holds a key-share lock on it, so the DELETE waits for that append, and the
+   * second statement's fresh snapshot then sees (and removes) the deliveries it enqueued. An
+   * append after the first statement finds the config gone.
+   */
+  async deletePushConfig(tenant: string, taskId: string, id: string): Promise<boolean> {
+    return this.transaction(async (client) => {
+      const deleted = await client.query(this.pushConfig('deleteConfig', { tenant, taskId, id }));
+      await client.query(this.pushConfig('deleteConfigDeliveries', { tenant, taskId, id }));
+      return (deleted.rowCount ?? 0) > 0;
+    });
+  }
+
+  async claimDeliveries(options: ClaimOptions): Promise<PushDelivery[]> {
+    const limit = rowLimit(options.limit, 'limit');
+    if (limit === 0) return [];
+    const until = new Date(options.now.getTime() + options.lockMs).toISOString();
+    const rows = await this.pushRun<DeliveryRow & { next_attempt_at: Date }>('claim', { now: options.now.toISOString(), until, limit });
+    rows.sort((a, b) => a.next_attempt_at.getTime() - b.next_attempt_at.getTime());
+    return rows.map(toDelivery);
+  }
+
+  async completeDelivery(key: DeliveryKey): Promise<void> {
+    await this.pushRun('complete', keyParams(key));
+  }
+
+  async retryDelivery(key: DeliveryKey, retry: { nextAttemptAt: Date; error: string }): Promise<void> {
+    await this.pushRun('retry', { ...keyParams(key), next: retry.nextAttemptAt.toISOString(), error: retry.error });
+  }
+
+  async deadLetterDelivery(key: DeliveryKey, failure: { error: string }): Promise<void> {
+    await this.pushRun('dead', { ...keyParams(key), error: failure.error });
+  }
+
+  async nextDeliveryDue(): Promise<Date | undefined> {
+    const row = (await this.pushRun<{ next_attempt: SqlTime | null; lock_expiry: SqlTime | null }>('nextDue', {}))[0];
+    return earliest(optionalTime(row?.next_attempt), optionalTime(row?.lock_expiry));
+  }
+
+  async listDeadLetters(tenant: string, options: { taskId?: string; limit?: number } = {}): Promise<DeadLetter[]> {
+    const limit = rowLimit(options.limit ?? DEFAULT_DEAD_LETTER_LIMIT, 'limit');
+    const rows =
+      options.taskId === undefined
+        ? await this.pushRun<DeadLetterRow>('listDead', { tenant, limit })
+        : await this.pushRun<DeadLetterRow>('listDeadOfTask', { tenant, taskId: options.taskId, limit });
+    return rows.map((r) => toDeadLetter(tenant, r));
+  }
+
+  /**
+   * Retention: deletes terminal tasks whose status timestamp is older than `before`, with their
+   * events, message ids, push configs and deliveries, in batches; returns the number of tasks
+   * deleted.
    */
   async purgeTerminal(options: PurgeOptions): Promise<number> {
     const before = canonicalTime(typeof options.before === 'string' ? options.before : options.before.toISOString());
@@ -201,6 +308,30 @@ export class PostgresTaskStore implements TaskStore, ActiveTaskSource {
     const config: QueryConfig = { text: query.text, values };
     if (query.name) config.name = query.name;
     return (await this.pool.query<R>(config)).rows;
+  }
+
+  private pushConfig(name: PushStatementName | 'claim', params: Record<string, unknown>): QueryConfig {
+    const q = this.push[name];
+    return { name: q.name, text: q.text, values: q.bind(params) };
+  }
+
+  private async pushRun<R extends QueryResultRow>(name: PushStatementName | 'claim', params: Record<string, unknown>): Promise<R[]> {
+    return (await this.pool.query<R>(this.pushConfig(name, params))).rows;
+  }
+
+  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   private listQuery(tenant: string, filter: ListFilter, limit: number): { text: string; values: unknown[] } {
@@ -242,6 +373,13 @@ function statements(s: string, tag: string) {
           VALUES ($1, $2, $3, $4, $5, 1, 1, $6) ON CONFLICT DO NOTHING RETURNING 1
         ), e AS (
           INSERT INTO ${s}.events (tenant, task_id, seq, event_json) SELECT $1::text, $2::text, 1, $7::text FROM t
+        ), pc AS (
+          INSERT INTO ${s}.push_configs (tenant, task_id, id, config_json)
+          SELECT $1::text, $2::text, $8::text, $9::text FROM t WHERE $8::text IS NOT NULL
+          ON CONFLICT (tenant, task_id, id) DO UPDATE SET config_json = excluded.config_json
+        ), pd AS (
+          INSERT INTO ${s}.push_deliveries (tenant, task_id, config_id, seq, next_attempt_at, created_at)
+          SELECT $1::text, $2::text, $8::text, 1, $10::timestamptz, $10::timestamptz FROM t WHERE $8::text IS NOT NULL
         )`;
   const append = `WITH u AS (
           UPDATE ${s}.tasks
@@ -253,6 +391,15 @@ function statements(s: string, tag: string) {
           INSERT INTO ${s}.events (tenant, task_id, seq, event_json)
           SELECT $1::text, $2::text, u.seq - $8::bigint + x.ord, x.j
           FROM u, unnest($9::text[]) WITH ORDINALITY AS x(j, ord)
+        ), c AS (
+          -- The key-share lock makes a concurrent deletePushConfig either wait for this write or
+          -- be seen by it (see there).
+          SELECT id FROM ${s}.push_configs WHERE tenant = $1::text AND task_id = $2::text FOR KEY SHARE
+        ), pd AS (
+          -- R11: one delivery per (event, config).
+          INSERT INTO ${s}.push_deliveries (tenant, task_id, config_id, seq, next_attempt_at, created_at)
+          SELECT $1::text, $2::text, c.id, u.seq - $8::bigint + x.ord, $10::timestamptz, $10::timestamptz
+          FROM c, u, generate_series(1, $8::bigint) AS x(ord)
         )`;
   return {
     get: { name: `a2a_get_${tag}`, text: `SELECT task_json, version, seq FROM ${s}.tasks WHERE tenant = $1 AND id = $2` },
@@ -261,14 +408,14 @@ function statements(s: string, tag: string) {
     createClaim: {
       name: `a2a_create_claim_${tag}`,
       text: `${create}, m AS (
-          INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $8::text, $2::text, $9::text FROM t
+          INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $11::text, $2::text, $12::text FROM t
         ) SELECT count(*)::int AS n FROM t`,
     },
     append: { name: `a2a_append_${tag}`, text: `${append} SELECT seq FROM u` },
     appendClaim: {
       name: `a2a_append_claim_${tag}`,
       text: `${append}, m AS (
-          INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $10::text, $2::text, $11::text FROM u
+          INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $11::text, $2::text, $12::text FROM u
         ) SELECT seq FROM u`,
     },
     findMessage: {
@@ -292,12 +439,40 @@ function statements(s: string, tag: string) {
           DELETE FROM ${s}.events e USING victims v WHERE e.tenant = v.tenant AND e.task_id = v.id
         ), msg AS (
           DELETE FROM ${s}.messages m USING victims v WHERE m.tenant = v.tenant AND m.task_id = v.id
+        ), pd AS (
+          DELETE FROM ${s}.push_deliveries d USING victims v WHERE d.tenant = v.tenant AND d.task_id = v.id
+        ), pc AS (
+          DELETE FROM ${s}.push_configs c USING victims v WHERE c.tenant = v.tenant AND c.task_id = v.id
         ), t AS (
           DELETE FROM ${s}.tasks t USING victims v WHERE t.tenant = v.tenant AND t.id = v.id RETURNING 1
         )
         SELECT count(*)::int AS n FROM t`,
     },
   };
+}
+
+/**
+ * The shared push statements, compiled to `$n`, plus the claim: the head-of-line rows are locked
+ * with SKIP LOCKED, so instances claiming at once each take different rows (one never waits
+ * for another), and stamped with the lock expiry in the same statement.
+ */
+function pushQueries(s: string, tag: string): Record<PushStatementName | 'claim', PushQuery> {
+  const sql: Record<PushStatementName | 'claim', string> = {
+    ...pushStatements(`${s}.`),
+    claim: `WITH picked AS (
+        ${pushStatements(`${s}.`).claimable} FOR UPDATE OF d SKIP LOCKED
+      ), claimed AS (
+        UPDATE ${s}.push_deliveries d SET locked_until = @until FROM picked p
+        WHERE d.tenant = p.tenant AND d.task_id = p.task_id AND d.config_id = p.config_id AND d.seq = p.seq
+        RETURNING p.*
+      )
+      SELECT * FROM claimed`,
+  };
+  const out = {} as Record<PushStatementName | 'claim', PushQuery>;
+  for (const [name, text] of Object.entries(sql) as Array<[PushStatementName | 'claim', string]>) {
+    out[name] = { ...compilePg(text), name: `a2a_push_${name}_${tag}` };
+  }
+  return out;
 }
 
 /** Prepared statement names are per connection: one set per schema, in 63 bytes. */

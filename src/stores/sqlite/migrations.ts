@@ -60,6 +60,37 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'push configs and delivery outbox',
+    // Deliveries name their event by (tenant, task_id, seq) instead of copying it. Times are
+    // ISO-8601 UTC text (toISOString), whose string order is time order.
+    sql: `
+      CREATE TABLE push_configs (
+        tenant      TEXT NOT NULL,
+        task_id     TEXT NOT NULL,
+        id          TEXT NOT NULL,
+        config_json TEXT NOT NULL,
+        PRIMARY KEY (tenant, task_id, id)
+      ) WITHOUT ROWID;
+      CREATE TABLE push_deliveries (
+        tenant          TEXT    NOT NULL,
+        task_id         TEXT    NOT NULL,
+        config_id       TEXT    NOT NULL,
+        seq             INTEGER NOT NULL,
+        attempts        INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT    NOT NULL,
+        locked_until    TEXT,
+        created_at      TEXT    NOT NULL,
+        status          TEXT    NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'dead')),
+        last_error      TEXT,
+        PRIMARY KEY (tenant, task_id, config_id, seq)
+      ) WITHOUT ROWID;
+      CREATE INDEX push_deliveries_due    ON push_deliveries (next_attempt_at) WHERE status = 'pending';
+      CREATE INDEX push_deliveries_locked ON push_deliveries (locked_until) WHERE status = 'pending' AND locked_until IS NOT NULL;
+      CREATE INDEX push_deliveries_dead   ON push_deliveries (tenant, created_at) WHERE status = 'dead';
+    `,
+  },
 ];
 
 export interface MigrationResult {

@@ -24,7 +24,33 @@ import {
   type ListResult,
   type StoredEvent,
   type TaskRecord,
+  type CreateOptions,
 } from '../../server/stores/taskStore.js';
+import type {
+  ClaimOptions,
+  DeadLetter,
+  DeliveryKey,
+  PushConfigPage,
+  PushDelivery,
+  PushStore,
+  StoredPushConfig,
+} from '../../server/stores/pushStore.js';
+import {
+  DEFAULT_DEAD_LETTER_LIMIT,
+  configJson,
+  configPage,
+  earliest,
+  keyParams,
+  optionalTime,
+  parseConfig,
+  pushStatements,
+  rowLimit,
+  toDeadLetter,
+  toDelivery,
+  type DeadLetterRow,
+  type DeliveryRow,
+  type PushStatementName,
+} from '../contract/pushSql.js';
 import { TERMINAL_STATES, canonicalTime, listFilter, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion, type MigrationResult } from './migrations.js';
@@ -57,7 +83,25 @@ interface ListRow extends TaskRow {
   tenant: string;
 }
 
-export class SqliteTaskStore implements TaskStore, ActiveTaskSource {
+/**
+ * R11: the outbox rows of the events `first…last` just inserted, one per config of the task, in
+ * the writer's transaction. A task without configs costs one empty primary-key range lookup
+ * (CROSS JOIN keeps SQLite from starting at the events instead).
+ */
+export const ENQUEUE_SQL = `INSERT INTO push_deliveries (tenant, task_id, config_id, seq, next_attempt_at, created_at)
+  SELECT c.tenant, c.task_id, c.id, e.seq, @now, @now FROM push_configs c
+  CROSS JOIN events e ON e.tenant = c.tenant AND e.task_id = c.task_id AND e.seq BETWEEN @first AND @last
+  WHERE c.tenant = @tenant AND c.task_id = @taskId`;
+
+interface CreateRow {
+  tenant: string;
+  task: Task;
+  json: string;
+  claim: MessageClaim | undefined;
+  pushConfig: StoredPushConfig | undefined;
+}
+
+export class SqliteTaskStore implements TaskStore, PushStore, ActiveTaskSource {
   readonly db: Db;
   readonly migration: MigrationResult;
   private closed = false;
@@ -70,10 +114,14 @@ export class SqliteTaskStore implements TaskStore, ActiveTaskSource {
     events: Statement<[string, string, number], { seq: number; event_json: string }>;
     claim: Statement<[string, string, string, string]>;
     findMessage: Statement<[string, string], { task_id: string; fingerprint: string }>;
+    enqueue: Statement<[{ tenant: string; taskId: string; first: number; last: number; now: string }]>;
   };
+  private readonly push: Record<PushStatementName, Statement<unknown[]>>;
   private readonly listStatements = new Map<string, { page: Statement<unknown[], ListRow>; count: Statement<unknown[], { n: number }> }>();
-  private readonly createTx: (row: { tenant: string; task: Task; json: string; claim: MessageClaim | undefined }) => void;
+  private readonly createTx: (row: CreateRow) => void;
   private readonly appendTx: (input: AppendInput & { claim?: MessageClaim }, eventJson: string[]) => number;
+  private readonly claimTx: (options: { now: string; until: string; limit: number }) => DeliveryRow[];
+  private readonly deleteConfigTx: (params: { tenant: string; taskId: string; id: string }) => boolean;
 
   constructor(options: SqliteStoreOptions) {
     if (options.path !== ':memory:' && options.path !== '') mkdirSync(dirname(options.path), { recursive: true });
@@ -105,6 +153,11 @@ export class SqliteTaskStore implements TaskStore, ActiveTaskSource {
       events: db.prepare('SELECT seq, event_json FROM events WHERE tenant = ? AND task_id = ? AND seq > ? ORDER BY seq'),
       claim: db.prepare('INSERT INTO messages (tenant, message_id, task_id, fingerprint) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
       findMessage: db.prepare('SELECT task_id, fingerprint FROM messages WHERE tenant = ? AND message_id = ?'),
+      enqueue: db.prepare(ENQUEUE_SQL),
+    };
+    this.push = Object.fromEntries(Object.entries(pushStatements('')).map(([name, sql]) => [name, db.prepare(sql)])) as typeof this.push;
+    const enqueue = (row: { tenant: string; taskId: string; first: number; last: number }): void => {
+      if (row.last >= row.first) this.stmt.enqueue.run({ ...row, now: new Date().toISOString() });
     };
     /** Records a message id inside the caller's transaction; a duplicate rolls the whole write back. */
     const claimMessage = (tenant: string, taskId: string, claim: MessageClaim | undefined): void => {
@@ -114,13 +167,17 @@ export class SqliteTaskStore implements TaskStore, ActiveTaskSource {
         throw new DuplicateMessageError({ messageId: claim.messageId, taskId: row?.task_id ?? '', fingerprint: row?.fingerprint ?? '' });
       }
     };
-    this.createTx = db.transaction(({ tenant, task, json, claim }: { tenant: string; task: Task; json: string; claim: MessageClaim | undefined }) => {
+    this.createTx = db.transaction(({ tenant, task, json, claim, pushConfig }: CreateRow) => {
       const c = taskColumns(task);
       const now = new Date().toISOString();
       const { changes } = this.stmt.insertTask.run(tenant, task.id, c.contextId, c.state, c.statusTs, json, now, now);
       if (changes === 0) throw new VersionConflictError(task.id);
       this.stmt.insertEvent.run(tenant, task.id, 1, `{"task":${json}}`);
       claimMessage(tenant, task.id, claim);
+      if (pushConfig) {
+        this.push.putConfig.run({ tenant, taskId: task.id, id: pushConfig.id, json: configJson(pushConfig) });
+        enqueue({ tenant, taskId: task.id, first: 1, last: 1 });
+      }
     }).immediate;
     this.appendTx = db.transaction((input: AppendInput & { claim?: MessageClaim }, eventJson: string[]): number => {
       const c = taskColumns(input.task);
@@ -139,7 +196,19 @@ export class SqliteTaskStore implements TaskStore, ActiveTaskSource {
       claimMessage(input.tenant, input.taskId, input.claim);
       let seq = row.seq - eventJson.length;
       for (const json of eventJson) this.stmt.insertEvent.run(input.tenant, input.taskId, ++seq, json);
+      enqueue({ tenant: input.tenant, taskId: input.taskId, first: row.seq - eventJson.length + 1, last: row.seq });
       return row.seq;
+    }).immediate;
+    // One IMMEDIATE transaction: claims of other processes wait for the write lock, then see the locks.
+    this.claimTx = db.transaction(({ now, until, limit }: { now: string; until: string; limit: number }): DeliveryRow[] => {
+      const rows = this.push.claimable.all({ now, limit }) as DeliveryRow[];
+      for (const r of rows) this.push.lock.run({ tenant: r.tenant, taskId: r.task_id, configId: r.config_id, seq: r.seq, until });
+      return rows;
+    }).immediate;
+    this.deleteConfigTx = db.transaction((params: { tenant: string; taskId: string; id: string }): boolean => {
+      const { changes } = this.push.deleteConfig.run(params);
+      this.push.deleteConfigDeliveries.run(params);
+      return changes > 0;
     }).immediate;
   }
 
@@ -148,8 +217,8 @@ export class SqliteTaskStore implements TaskStore, ActiveTaskSource {
     return row && { tenant, task: JSON.parse(row.task_json) as Task, version: row.version, seq: row.seq };
   }
 
-  async create(tenant: string, task: Task, options: { claim?: MessageClaim } = {}): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
-    this.createTx({ tenant, task, json: JSON.stringify(task), claim: options.claim });
+  async create(tenant: string, task: Task, options: CreateOptions = {}): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
+    this.createTx({ tenant, task, json: JSON.stringify(task), claim: options.claim, pushConfig: options.pushConfig });
     return { record: { tenant, task, version: 1, seq: 1 }, events: [{ seq: 1, event: { task } }] };
   }
 
@@ -189,9 +258,69 @@ export class SqliteTaskStore implements TaskStore, ActiveTaskSource {
     };
   }
 
+  async putPushConfig(tenant: string, config: StoredPushConfig): Promise<StoredPushConfig> {
+    const json = configJson(config);
+    this.push.putConfig.run({ tenant, taskId: config.taskId, id: config.id, json });
+    return parseConfig(json);
+  }
+
+  async getPushConfig(tenant: string, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
+    const row = this.push.getConfig.get({ tenant, taskId, id }) as { config_json: string } | undefined;
+    return row && parseConfig(row.config_json);
+  }
+
+  async listPushConfigs(tenant: string, taskId: string, page: { pageSize: number; afterId?: string }): Promise<PushConfigPage> {
+    const limit = rowLimit(page.pageSize, 'pageSize') + 1;
+    const rows = (
+      page.afterId === undefined
+        ? this.push.listConfigs.all({ tenant, taskId, limit })
+        : this.push.listConfigsAfter.all({ tenant, taskId, afterId: page.afterId, limit })
+    ) as Array<{ config_json: string }>;
+    return configPage(rows, page.pageSize);
+  }
+
+  async deletePushConfig(tenant: string, taskId: string, id: string): Promise<boolean> {
+    return this.deleteConfigTx({ tenant, taskId, id });
+  }
+
+  async claimDeliveries(options: ClaimOptions): Promise<PushDelivery[]> {
+    const limit = rowLimit(options.limit, 'limit');
+    if (limit === 0) return [];
+    const until = new Date(options.now.getTime() + options.lockMs).toISOString();
+    return this.claimTx({ now: options.now.toISOString(), until, limit }).map(toDelivery);
+  }
+
+  async completeDelivery(key: DeliveryKey): Promise<void> {
+    this.push.complete.run(keyParams(key));
+  }
+
+  async retryDelivery(key: DeliveryKey, retry: { nextAttemptAt: Date; error: string }): Promise<void> {
+    this.push.retry.run({ ...keyParams(key), next: retry.nextAttemptAt.toISOString(), error: retry.error });
+  }
+
+  async deadLetterDelivery(key: DeliveryKey, failure: { error: string }): Promise<void> {
+    this.push.dead.run({ ...keyParams(key), error: failure.error });
+  }
+
+  async nextDeliveryDue(): Promise<Date | undefined> {
+    const row = this.push.nextDue.get() as { next_attempt: string | null; lock_expiry: string | null };
+    return earliest(optionalTime(row.next_attempt), optionalTime(row.lock_expiry));
+  }
+
+  async listDeadLetters(tenant: string, options: { taskId?: string; limit?: number } = {}): Promise<DeadLetter[]> {
+    const limit = rowLimit(options.limit ?? DEFAULT_DEAD_LETTER_LIMIT, 'limit');
+    const rows = (
+      options.taskId === undefined
+        ? this.push.listDead.all({ tenant, limit })
+        : this.push.listDeadOfTask.all({ tenant, taskId: options.taskId, limit })
+    ) as DeadLetterRow[];
+    return rows.map((r) => toDeadLetter(tenant, r));
+  }
+
   /**
-   * Retention: deletes terminal tasks (and their events) whose status timestamp is older than
-   * `before`. Returns the number of tasks deleted. Runs in small transactions.
+   * Retention: deletes terminal tasks whose status timestamp is older than `before`, with their
+   * events, message ids, push configs and deliveries. Returns the number of tasks deleted. Runs
+   * in small transactions.
    */
   async purgeTerminal(options: PurgeOptions): Promise<number> {
     const before = canonicalTime(typeof options.before === 'string' ? options.before : options.before.toISOString());
@@ -202,12 +331,16 @@ export class SqliteTaskStore implements TaskStore, ActiveTaskSource {
     );
     const delEvents = this.db.prepare<[string, string]>('DELETE FROM events WHERE tenant = ? AND task_id = ?');
     const delMessages = this.db.prepare<[string, string]>('DELETE FROM messages WHERE tenant = ? AND task_id = ?');
+    const delDeliveries = this.db.prepare<[string, string]>('DELETE FROM push_deliveries WHERE tenant = ? AND task_id = ?');
+    const delConfigs = this.db.prepare<[string, string]>('DELETE FROM push_configs WHERE tenant = ? AND task_id = ?');
     const delTask = this.db.prepare<[string, string]>(`DELETE FROM tasks WHERE tenant = ? AND id = ? AND state IN (${states})`);
     const step = this.db.transaction(() => {
       const rows = pick.all(before, batch);
       for (const r of rows) {
         delEvents.run(r.tenant, r.id);
         delMessages.run(r.tenant, r.id);
+        delDeliveries.run(r.tenant, r.id);
+        delConfigs.run(r.tenant, r.id);
         delTask.run(r.tenant, r.id);
       }
       return rows.length;

@@ -1,0 +1,248 @@
+/**
+ * The push delivery worker (R11–R13). It claims due head-of-line deliveries from the store's
+ * outbox, POSTs each event to its webhook through the SSRF guard, and records the outcome: done,
+ * retry later (backoff with full jitter, Retry-After), config disabled (410), or dead letter. It
+ * never runs on a request's path: responses and streams do not wait for webhooks. Several
+ * dispatchers (instances) may share a store: claims are exclusive until their lock expires.
+ */
+import { guardedFetch } from '../net/guardedFetch.js';
+import { SsrfBlockedError, type SsrfOptions } from '../net/ssrfGuard.js';
+import type { DeliveryKey, PushDelivery, PushStore } from '../server/stores/pushStore.js';
+import type { CredentialBox } from './credentialBox.js';
+import { decide, DEFAULT_RETRY_POLICY, type AttemptResult, type RetryPolicy, type Verdict } from './deliveryPolicy.js';
+import { deliveryHeaders } from './deliveryRequest.js';
+
+export interface DispatcherOptions {
+  store: PushStore;
+  box: CredentialBox;
+  ssrf: SsrfOptions;
+  retry?: Partial<RetryPolicy>;
+  /** Standard Webhooks secrets (`whsec_…`); every delivery is signed with each (rotation). */
+  signingSecrets?: string[];
+  /** Per attempt: connect + response (default 10 s, R12). */
+  timeoutMs?: number;
+  /** Most response bytes read (default 64 KiB, R12). */
+  maxResponseBytes?: number;
+  /** Deliveries in flight at once (default 32). */
+  concurrency?: number;
+  /** Deliveries in flight per webhook host (default 4, R12). */
+  perHostConcurrency?: number;
+  /** How often the outbox is polled when nothing wakes the worker (default 1 s). */
+  pollIntervalMs?: number;
+  /** Told about every outcome; errors never carry credentials. */
+  onDelivery?: (report: DeliveryReport) => void;
+  /** Internal failures (store errors). */
+  onError?: (error: unknown) => void;
+}
+
+export interface DeliveryReport extends DeliveryKey {
+  url: string;
+  attempts: number;
+  verdict: Verdict;
+}
+
+export class PushDispatcher {
+  private readonly policy: RetryPolicy;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly perHost = new Map<string, number>();
+  private readonly hostWaiters = new Map<string, Array<() => void>>();
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private wakeUp: (() => void) | undefined;
+  private woken = false;
+
+  constructor(private readonly options: DispatcherOptions) {
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Something was enqueued: look at the outbox now instead of at the next poll. */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  /** Stops claiming and waits for the attempts in flight (their rows stay consistent either way). */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.wake();
+    await this.loop;
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  private get lockMs(): number {
+    return (this.options.timeoutMs ?? 10_000) * 3 + 5_000;
+  }
+
+  private async run(): Promise<void> {
+    const concurrency = this.options.concurrency ?? 32;
+    while (this.running) {
+      this.woken = false;
+      let claimed: PushDelivery[] = [];
+      const free = concurrency - this.inFlight.size;
+      if (free > 0) {
+        try {
+          claimed = await this.options.store.claimDeliveries({ now: new Date(), limit: free, lockMs: this.lockMs });
+        } catch (error) {
+          this.options.onError?.(error);
+        }
+      }
+      let started = 0;
+      for (const delivery of claimed) {
+        const k = keyOf(delivery);
+        if (this.inFlight.has(k)) continue;
+        started++;
+        const attempt = this.attempt(delivery).finally(() => {
+          this.inFlight.delete(k);
+          this.wake();
+        });
+        this.inFlight.set(k, attempt);
+      }
+      if (started > 0 && this.inFlight.size < concurrency) continue;
+      await this.sleep();
+    }
+  }
+
+  /** Until woken, the next due delivery, or the poll interval. */
+  private async sleep(): Promise<void> {
+    if (this.woken || !this.running) return;
+    let delay = this.options.pollIntervalMs ?? 1000;
+    if (this.inFlight.size < (this.options.concurrency ?? 32)) {
+      try {
+        const due = await this.options.store.nextDeliveryDue();
+        if (due) delay = Math.min(delay, Math.max(0, due.getTime() - Date.now()));
+      } catch (error) {
+        this.options.onError?.(error);
+      }
+    }
+    if (this.woken || !this.running) return;
+    await new Promise<void>((resolve) => {
+      this.wakeUp = resolve;
+      this.timer = setTimeout(resolve, delay);
+      this.timer.unref?.();
+    });
+    clearTimeout(this.timer);
+    this.wakeUp = undefined;
+  }
+
+  private async attempt(delivery: PushDelivery): Promise<void> {
+    const attempts = delivery.attempts + 1;
+    let verdict: Verdict;
+    let url = delivery.config.url;
+    try {
+      const config = this.options.box.open(delivery.config);
+      url = config.url;
+      const host = hostOf(url);
+      await this.acquire(host);
+      let result: AttemptResult;
+      try {
+        result = await this.send(delivery, config);
+      } finally {
+        this.release(host);
+      }
+      verdict = decide({ result, attempts, ageMs: Date.now() - Date.parse(delivery.createdAt), policy: this.policy });
+    } catch (error) {
+      // A config that cannot be opened (wrong key) will not open on retry either.
+      verdict = { action: 'dead', error: error instanceof Error ? error.message : 'delivery failed' };
+    }
+    try {
+      await this.record(delivery, verdict);
+    } catch (error) {
+      this.options.onError?.(error);
+    }
+    this.options.onDelivery?.({ tenant: delivery.tenant, taskId: delivery.taskId, configId: delivery.configId, seq: delivery.seq, url: redact(url), attempts, verdict });
+  }
+
+  private async send(delivery: PushDelivery, config: PushDelivery['config']): Promise<AttemptResult> {
+    const body = JSON.stringify(delivery.event);
+    const headers = deliveryHeaders({ delivery, config, body, signingSecrets: this.options.signingSecrets ?? [] });
+    try {
+      const res = await guardedFetch(config.url, {
+        method: 'POST',
+        headers,
+        body,
+        timeoutMs: this.options.timeoutMs ?? 10_000,
+        maxResponseBytes: this.options.maxResponseBytes ?? 64 * 1024,
+        ssrf: this.options.ssrf,
+      });
+      const retryAfter = res.headers['retry-after'];
+      return { kind: 'response', status: res.status, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+    } catch (error) {
+      if (error instanceof SsrfBlockedError) return { kind: 'blocked', error: `webhook address not allowed: ${error.message}` };
+      return { kind: 'network', error: networkError(error) };
+    }
+  }
+
+  private async record(delivery: PushDelivery, verdict: Verdict): Promise<void> {
+    const key: DeliveryKey = { tenant: delivery.tenant, taskId: delivery.taskId, configId: delivery.configId, seq: delivery.seq };
+    const store = this.options.store;
+    switch (verdict.action) {
+      case 'complete':
+        return store.completeDelivery(key);
+      case 'retry':
+        return store.retryDelivery(key, { nextAttemptAt: new Date(Date.now() + verdict.delayMs), error: verdict.error });
+      case 'dead':
+        return store.deadLetterDelivery(key, { error: verdict.error });
+      case 'disable':
+        await store.deadLetterDelivery(key, { error: verdict.error });
+        await store.deletePushConfig(delivery.tenant, delivery.taskId, delivery.configId);
+    }
+  }
+
+  private async acquire(host: string): Promise<void> {
+    const cap = this.options.perHostConcurrency ?? 4;
+    while ((this.perHost.get(host) ?? 0) >= cap) {
+      await new Promise<void>((resolve) => {
+        const waiters = this.hostWaiters.get(host) ?? [];
+        waiters.push(resolve);
+        this.hostWaiters.set(host, waiters);
+      });
+    }
+    this.perHost.set(host, (this.perHost.get(host) ?? 0) + 1);
+  }
+
+  private release(host: string): void {
+    const n = (this.perHost.get(host) ?? 1) - 1;
+    if (n <= 0) this.perHost.delete(host);
+    else this.perHost.set(host, n);
+    const waiters = this.hostWaiters.get(host);
+    const next = waiters?.shift();
+    if (waiters && waiters.length === 0) this.hostWaiters.delete(host);
+    next?.();
+  }
+}
+
+function keyOf(d: DeliveryKey): string {
+  return `${d.tenant}\u0000${d.taskId}\u0000${d.configId}\u0000${d.seq}`;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/** The URL without userinfo, query or fragment: safe to report. */
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '(invalid url)';
+  }
+}
+
+function networkError(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'webhook did not answer in time';
+  return typeof code === 'string' ? `network error ${code}` : 'network error';
+}

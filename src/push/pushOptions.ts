@@ -1,0 +1,105 @@
+/**
+ * Push notification settings of a server (`RequestHandlerOptions.push`), and the one place that
+ * turns them into the config service and the delivery worker.
+ */
+import type { SsrfOptions } from '../net/ssrfGuard.js';
+import { isPushStore, type PushStore } from '../server/stores/pushStore.js';
+import type { TaskStore } from '../server/stores/taskStore.js';
+import { CredentialBox } from './credentialBox.js';
+import type { RetryPolicy } from './deliveryPolicy.js';
+import { PushDispatcher, type DeliveryReport } from './dispatcher.js';
+import { PushConfigService, type PushConfigLimits } from './pushConfigs.js';
+
+export interface PushOptions {
+  /**
+   * Allow webhooks on loopback, private and link-local addresses (development only, the CLI's
+   * `--allow-private-webhooks`). Off by default: such URLs are refused (R14).
+   */
+  allowPrivateWebhooks?: boolean;
+  /** DNS resolver for the SSRF guard (tests). */
+  lookup?: SsrfOptions['lookup'];
+  /** Key sealing stored tokens and credentials (32 bytes as base64/hex, or a passphrase). */
+  credentialKey?: string;
+  /** Standard Webhooks signing secrets (`whsec_…`); the first signs, all are sent during rotation. */
+  signingSecrets?: string[];
+  /** Run the delivery worker in this process (default true). */
+  deliver?: boolean;
+  retry?: Partial<RetryPolicy>;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  concurrency?: number;
+  perHostConcurrency?: number;
+  pollIntervalMs?: number;
+  limits?: Partial<PushConfigLimits>;
+  /** Every delivery outcome (no secrets in it). */
+  onDelivery?: (report: DeliveryReport) => void;
+  /**
+   * What runs push: `createPushRuntime` (exported by `a2a-kit/node` as `nodePushRuntime`; the
+   * delivery worker needs node:http). `serveAgent()` and `a2a serve` supply it; a handler built
+   * elsewhere whose card declares push must pass it.
+   */
+  runtime?: PushRuntimeFactory;
+}
+
+export interface PushRuntimeInput {
+  store: TaskStore;
+  options: PushOptions;
+  requireTask: (tenant: string, taskId: string) => Promise<unknown>;
+  newId: () => string;
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+export type PushRuntimeFactory = (input: PushRuntimeInput) => PushRuntime;
+
+export interface PushRuntime {
+  store: PushStore;
+  configs: PushConfigService;
+  dispatcher: PushDispatcher | undefined;
+  /** Tasks known to have configs, so writes to them wake the worker at once. */
+  tasks: Set<string>;
+}
+
+export function createPushRuntime(input: PushRuntimeInput): PushRuntime {
+  const { store, options } = input;
+  if (!isPushStore(store)) throw new Error('capabilities.pushNotifications: the configured task store cannot keep push configs');
+  const box = new CredentialBox(options.credentialKey);
+  const ssrf: SsrfOptions = { allowPrivate: options.allowPrivateWebhooks === true, ...(options.lookup ? { lookup: options.lookup } : {}) };
+  const tasks = new Set<string>();
+  const dispatcher =
+    options.deliver === false
+      ? undefined
+      : new PushDispatcher({
+          store,
+          box,
+          ssrf,
+          ...pick(options),
+          ...(input.onError ? { onError: input.onError } : {}),
+        });
+  const configs = new PushConfigService({
+    store,
+    box,
+    ssrf,
+    requireTask: input.requireTask,
+    newId: input.newId,
+    ...(options.limits ? { limits: options.limits } : {}),
+    onConfigured: (tenant, taskId) => {
+      tasks.add(`${tenant}\u0000${taskId}`);
+      dispatcher?.wake();
+    },
+  });
+  dispatcher?.start();
+  return { store, configs, dispatcher, tasks };
+}
+
+function pick(o: PushOptions): Partial<ConstructorParameters<typeof PushDispatcher>[0]> {
+  const out: Partial<ConstructorParameters<typeof PushDispatcher>[0]> = {};
+  if (o.retry) out.retry = o.retry;
+  if (o.signingSecrets) out.signingSecrets = o.signingSecrets;
+  if (o.timeoutMs !== undefined) out.timeoutMs = o.timeoutMs;
+  if (o.maxResponseBytes !== undefined) out.maxResponseBytes = o.maxResponseBytes;
+  if (o.concurrency !== undefined) out.concurrency = o.concurrency;
+  if (o.perHostConcurrency !== undefined) out.perHostConcurrency = o.perHostConcurrency;
+  if (o.pollIntervalMs !== undefined) out.pollIntervalMs = o.pollIntervalMs;
+  if (o.onDelivery) out.onDelivery = o.onDelivery;
+  return out;
+}

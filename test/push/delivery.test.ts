@@ -1,0 +1,213 @@
+/**
+ * Push delivery against real loopback receivers (R11, R12, R13, R23): outage then recovery, a
+ * receiver failing every third request, hanging, redirecting, streaming forever, 410 Gone, and
+ * signed deliveries checked with the exported verifier.
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { eventually, ok, send } from '../support/assertions.js';
+import { jsonRpcBinding } from '../support/bindings.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { startReceiver, type ReceiverOptions, type Receiver } from '../support/webhookReceiver.js';
+import { isPushStore, type PushStore } from '../../src/server/stores/pushStore.js';
+import type { DeliveryReport } from '../../src/push/dispatcher.js';
+import { generateWebhookSecret } from '../../src/push/webhookSignature.js';
+import { readDelivery } from '../../src/webhooks/index.js';
+
+const FAST = { retry: { baseDelayMs: 20, maxDelayMs: 200, maxAttempts: 30 }, timeoutMs: 1000, pollIntervalMs: 50 };
+const SECRET_TOKEN = 'tok-s3cr3t-value';
+const SECRET_CREDENTIALS = 'cr3d-s3cr3t-value';
+
+interface Env {
+  server: TestServer;
+  reports: DeliveryReport[];
+  store: PushStore;
+}
+
+const closers: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const close of closers.reverse()) await close().catch(() => undefined);
+});
+
+async function env(push: Record<string, unknown> = {}): Promise<Env> {
+  const reports: DeliveryReport[] = [];
+  const server = await startServer({ handler: { push: { ...FAST, ...push, onDelivery: (r) => reports.push(r) } } });
+  closers.push(() => server.close());
+  const store = server.handler.requestHandler.store;
+  assert.ok(isPushStore(store));
+  return { server, reports, store };
+}
+
+async function receiver(respond?: ReceiverOptions['respond']): Promise<Receiver> {
+  const r = await startReceiver(respond ? { respond } : {});
+  closers.push(() => r.close());
+  return r;
+}
+
+/** Sends `text` with an inline push config to `url`; returns the task id. */
+async function sendWithWebhook(e: Env, text: string, url: string): Promise<string> {
+  const b = jsonRpcBinding(e.server.jsonRpcUrl);
+  const config = { url, token: SECRET_TOKEN, authentication: { scheme: 'Bearer', credentials: SECRET_CREDENTIALS } };
+  return ok(await b.call('sendMessage', send(text, {}, { taskPushNotificationConfig: config }))).task.id as string;
+}
+
+const seqOf = (r: { headers: Record<string, string | string[] | undefined> }) => Number(r.headers['a2a-event-seq']);
+
+const isAcked = (req: { status: number }) => req.status >= 200 && req.status < 300;
+
+/** The seqs the receiver acknowledged (answered 2xx), in arrival order. */
+function acked(r: Receiver): number[] {
+  return r.requests.filter(isAcked).map(seqOf);
+}
+
+/** Waits until the completed status update was acknowledged. */
+async function untilCompleted(r: Receiver, timeoutMs = 15_000): Promise<void> {
+  const completed = (req: Receiver['requests'][number]) =>
+    isAcked(req) && (req.json as { statusUpdate?: { status: { state: string } } })?.statusUpdate?.status.state === 'TASK_STATE_COMPLETED';
+  // Polled: a request's status is known only once the receiver answered it.
+  await eventually(async () => (r.requests.some(completed) ? true : undefined), 'the COMPLETED update to be acknowledged', timeoutMs);
+}
+
+function assertInOrder(seqs: number[]): void {
+  assert.ok(seqs.length >= 3, `several events delivered: ${seqs.join(',')}`);
+  assert.deepEqual(seqs, seqs.map((_, i) => i + 1), `acknowledged once each, in seq order: ${seqs.join(',')}`);
+}
+
+describe('push delivery', () => {
+  test('PUSHD-01..03 D1 R13 every event reaches the webhook in order, with its headers', async () => {
+    const e = await env();
+    const r = await receiver();
+    const taskId = await sendWithWebhook(e, 'stream a story', r.url);
+    await untilCompleted(r);
+    assertInOrder(r.requests.map(seqOf));
+    const first = r.requests[0];
+    assert.ok(first);
+    assert.equal(first.headers['content-type'], 'application/a2a+json');
+    assert.equal(first.headers.authorization, `Bearer ${SECRET_CREDENTIALS}`);
+    assert.equal(first.headers['x-a2a-notification-token'], SECRET_TOKEN);
+    assert.equal(first.headers['webhook-id'], `${taskId}.1`);
+    assert.equal(first.headers['a2a-task-id'], taskId);
+    assert.deepEqual(Object.keys(first.json as object), ['task'], 'the first delivery is the created task');
+    for (const req of r.requests) assert.equal(Object.keys(req.json as object).length, 1, 'PUSHD-02 exactly one member of StreamResponse');
+  });
+
+  test('R11 receiver down then up: every event delivered, retries share the id, order kept', async () => {
+    const e = await env();
+    const statusOf = (n: number) => (n <= 6 ? 503 : 200);
+    const r = await receiver((_req, n) => statusOf(n));
+    await sendWithWebhook(e, 'stream a story', r.url);
+    await untilCompleted(r);
+    assertInOrder(acked(r));
+    const failedIds = r.requests.slice(0, 6).map((q) => q.headers['webhook-id']);
+    const ackedIds = new Set(r.requests.filter(isAcked).map((q) => q.headers['webhook-id']));
+    for (const id of failedIds) assert.ok(ackedIds.has(id), `the retry of ${String(id)} carries the same id`);
+    assert.ok(e.reports.some((x) => x.verdict.action === 'retry'), 'retries were reported');
+  });
+
+  test('R13 a receiver failing every third request still ends with seq order intact', async () => {
+    const e = await env();
+    const statusOf = (n: number) => (n % 3 === 0 ? 500 : 200);
+    const r = await receiver((_req, n) => statusOf(n));
+    await sendWithWebhook(e, 'stream a story', r.url);
+    await untilCompleted(r);
+    assertInOrder(acked(r));
+  });
+
+  test('R11 410 Gone disables the config: nothing more is sent, Get answers TASK_NOT_FOUND', async () => {
+    const e = await env();
+    const r = await receiver(() => 410);
+    const taskId = await sendWithWebhook(e, 'stream a story', r.url);
+    const b = jsonRpcBinding(e.server.jsonRpcUrl);
+    await eventually(async () => (e.reports.some((x) => x.verdict.action === 'disable') ? true : undefined), 'the config to be disabled');
+    const configs = ok(await b.call('listTaskPushNotificationConfigs', { taskId })).configs as unknown[] | undefined;
+    assert.equal(configs?.length ?? 0, 0);
+    const seen = r.requests.length;
+    await eventually(async () => (ok(await b.call('getTask', { id: taskId })).status.state === 'TASK_STATE_COMPLETED' ? true : undefined), 'the task to complete');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(r.requests.length, seen, 'no delivery after 410');
+    assert.equal((await e.store.listDeadLetters('', { taskId })).length, 1);
+  });
+
+  test('R12 a hanging receiver times out and, after max attempts, becomes a dead letter', async () => {
+    const e = await env({ timeoutMs: 200, retry: { baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 2 } });
+    const hang = await rawServer((_req, _res) => undefined);
+    const taskId = await sendWithWebhook(e, 'hi', hang.url);
+    const dead = await eventually(async () => {
+      const d = await e.store.listDeadLetters('', { taskId });
+      return d.length > 0 ? d : undefined;
+    }, 'a dead letter');
+    assert.match(dead[0]?.error ?? '', /did not answer in time/);
+    assert.equal(dead[0]?.attempts, 2);
+  });
+
+  test('R12 R14 a redirect is not followed: the target sees nothing and the delivery is dead', async () => {
+    const e = await env();
+    const target = await receiver();
+    const redirect = await rawServer((_req, res) => {
+      res.writeHead(302, { location: target.url }).end();
+    });
+    const taskId = await sendWithWebhook(e, 'hi', redirect.url);
+    const dead = await eventually(async () => {
+      const d = await e.store.listDeadLetters('', { taskId });
+      return d.length > 0 ? d : undefined;
+    }, 'a dead letter');
+    assert.match(dead[0]?.error ?? '', /HTTP 302/);
+    assert.equal(target.requests.length, 0);
+  });
+
+  test('R12 a receiver streaming forever is cut at the response cap and counts as acknowledged', async () => {
+    const e = await env({ maxResponseBytes: 1024 });
+    let served = 0;
+    const endless = await rawServer((_req, res) => {
+      served++;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = 'x'.repeat(512);
+      const timer = setInterval(() => res.write(chunk), 1);
+      res.on('close', () => clearInterval(timer));
+    });
+    await sendWithWebhook(e, 'hi', endless.url);
+    await eventually(async () => (e.reports.filter((x) => x.verdict.action === 'complete').length >= 3 ? true : undefined), 'deliveries to complete');
+    assert.ok(served >= 3);
+  });
+
+  test('signed deliveries verify with the exported verifier, also across a key rotation', async () => {
+    const oldSecret = generateWebhookSecret();
+    const newSecret = generateWebhookSecret();
+    const e = await env({ signingSecrets: [newSecret, oldSecret] });
+    const r = await receiver();
+    const taskId = await sendWithWebhook(e, 'hi', r.url);
+    await untilCompleted(r);
+    for (const req of r.requests) {
+      for (const secrets of [[oldSecret], [newSecret]]) {
+        const d = readDelivery({ headers: req.headers, body: req.body, secrets });
+        assert.equal(d.taskId, taskId);
+        assert.equal(d.verified, true);
+      }
+      assert.throws(() => readDelivery({ headers: req.headers, body: req.body, secrets: [generateWebhookSecret()] }));
+    }
+  });
+
+  test('R23 push secrets never reach reports or server errors', async () => {
+    const e = await env();
+    const r = await receiver((_req, n) => (n <= 2 ? 500 : 200));
+    await sendWithWebhook(e, 'hi', r.url);
+    await untilCompleted(r);
+    const text = JSON.stringify(e.reports) + e.server.errors.map(String).join('\n');
+    assert.doesNotMatch(text, new RegExp(`${SECRET_TOKEN}|${SECRET_CREDENTIALS}`));
+  });
+});
+
+async function rawServer(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, server };
+}
