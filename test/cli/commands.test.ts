@@ -62,7 +62,7 @@ describe('a2a card', { concurrency: 3 }, () => {
     assert.match(r.stdout, /A demo agent that exercises the A2A protocol/);
     assert.match(r.stdout, new RegExp(`^\\s+\\*\\s+JSONRPC\\s+1\\.0\\s+${url}/a2a/jsonrpc$`, 'm'));
     assert.match(r.stdout, new RegExp(`^\\s+HTTP\\+JSON\\s+1\\.0\\s+${url}/a2a/rest$`, 'm'));
-    assert.match(r.stdout, /streaming yes · push notifications no · extended card no/);
+    assert.match(r.stdout, /streaming yes · push notifications yes · extended card no/);
     assert.match(r.stdout, /^Skills \(9\)$/m);
     assert.match(r.stdout, /^\s+echo\s+Echo$/m);
     assert.match(r.stdout, /examples: "stream a story"/);

@@ -61,8 +61,10 @@ function textOf(parts: Part[] | undefined): string {
 describe('a2a serve (demo agent)', () => {
   test('--json prints one JSON line with absolute localhost URLs of the card and both bindings', async () => {
     const urls = await serveWith();
-    assert.deepEqual(Object.keys(urls).sort(), ['agent', 'card', 'jsonrpc', 'listening', 'rest', 'store']);
+    assert.deepEqual(Object.keys(urls).sort(), ['agent', 'card', 'jsonrpc', 'listening', 'push', 'rest', 'store']);
     assert.equal(urls.agent, 'a2a-kit demo agent');
+    const push = (urls as unknown as Record<string, unknown>).push;
+    assert.ok(typeof push === 'string' && push !== 'off', `the demo agent declares push notifications: ${String(push)}`);
     const card = new URL(urls.card);
     assert.equal(card.protocol, 'http:');
     assert.equal(card.hostname, 'localhost');

@@ -128,13 +128,32 @@ for (const binding of BINDINGS) {
       await assert.rejects(client.sendText('more', { taskId: asked.id }), typed(UnsupportedOperationError, 'UNSUPPORTED_OPERATION'));
     });
 
-    test('the four push configuration operations: PushNotificationNotSupportedError', async () => {
-      const task = taskOf(await client.sendText('hi'));
-      const check = typed(PushNotificationNotSupportedError, 'PUSH_NOTIFICATION_NOT_SUPPORTED');
-      await assert.rejects(client.createTaskPushNotificationConfig({ taskId: task.id, url: 'https://hooks.example.com/a2a' }), check);
-      await assert.rejects(client.getTaskPushNotificationConfig({ taskId: task.id, id: 'c1' }), check);
-      await assert.rejects(client.listTaskPushNotificationConfigs({ taskId: task.id }), check);
-      await assert.rejects(client.deleteTaskPushNotificationConfig({ taskId: task.id, id: 'c1' }), check);
+    test('the four push configuration operations: create, get, list, delete', async () => {
+      const task = taskOf(await client.sendText('ask for a webhook'));
+      // Never delivered to: the task stays INPUT_REQUIRED (the test server allows loopback webhooks).
+      const url = 'http://127.0.0.1:9/a2a-hook';
+      const created = await client.createTaskPushNotificationConfig({ taskId: task.id, id: 'c1', url, token: 't1' });
+      assert.deepEqual(created, { id: 'c1', taskId: task.id, url, token: 't1' });
+      assert.deepEqual(await client.getTaskPushNotificationConfig({ taskId: task.id, id: 'c1' }), created);
+      assert.deepEqual((await client.listTaskPushNotificationConfigs({ taskId: task.id })).configs, [created]);
+      await client.deleteTaskPushNotificationConfig({ taskId: task.id, id: 'c1' });
+      await assert.rejects(client.getTaskPushNotificationConfig({ taskId: task.id, id: 'c1' }), typed(TaskNotFoundError, 'TASK_NOT_FOUND'));
+      assert.deepEqual((await client.listTaskPushNotificationConfigs({ taskId: task.id })).configs, []);
+    });
+
+    test('the four push configuration operations without the capability: PushNotificationNotSupportedError', async () => {
+      const noPush = await startServer({ card: (c) => ({ ...c, capabilities: { ...c.capabilities, pushNotifications: false } }) });
+      try {
+        const c = await createClient(noPush.url, { bindings: [binding], cardCache: false });
+        const task = taskOf(await c.sendText('hi'));
+        const check = typed(PushNotificationNotSupportedError, 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+        await assert.rejects(c.createTaskPushNotificationConfig({ taskId: task.id, url: 'https://hooks.example.com/a2a' }), check);
+        await assert.rejects(c.getTaskPushNotificationConfig({ taskId: task.id, id: 'c1' }), check);
+        await assert.rejects(c.listTaskPushNotificationConfigs({ taskId: task.id }), check);
+        await assert.rejects(c.deleteTaskPushNotificationConfig({ taskId: task.id, id: 'c1' }), check);
+      } finally {
+        await noPush.close();
+      }
     });
 
     test('getExtendedAgentCard without the capability: UnsupportedOperationError', async () => {

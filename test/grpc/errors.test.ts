@@ -58,8 +58,11 @@ describe('gRPC errors on the wire (trailer decoded by hand)', () => {
   let server: GrpcTestServer;
   let extServer: GrpcTestServer;
   let xcardServer: GrpcTestServer;
+  /** The demo card declares push notifications; this one explicitly does not. */
+  let noPushServer: GrpcTestServer;
   before(async () => {
     server = await startGrpcServer();
+    noPushServer = await startGrpcServer({ card: (c) => ({ ...c, capabilities: { ...c.capabilities, pushNotifications: false } }) });
     extServer = await startGrpcServer({ card: (c) => ({ ...c, capabilities: { ...c.capabilities, extensions: [{ uri: EXT, required: true }] } }) });
     xcardServer = await startGrpcServer({
       card: (c) => ({ ...c, capabilities: { ...c.capabilities, extendedAgentCard: true } }),
@@ -70,7 +73,7 @@ describe('gRPC errors on the wire (trailer decoded by hand)', () => {
       },
     });
   });
-  after(() => Promise.all([server.close(), extServer.close(), xcardServer.close()]));
+  after(() => Promise.all([server.close(), extServer.close(), xcardServer.close(), noPushServer.close()]));
 
   const completedTask = async (): Promise<string> => {
     const out = await rawCall(server.address, 'SendMessage', { body: bytes(SendMessageRequestSchema, message('hi')) });
@@ -91,10 +94,10 @@ describe('gRPC errors on the wire (trailer decoded by hand)', () => {
   });
 
   test('PUSH_NOTIFICATION_NOT_SUPPORTED → FAILED_PRECONDITION (1.0.1, not UNIMPLEMENTED)', async () => {
-    const out = await rawCall(server.address, 'CreateTaskPushNotificationConfig', { body: bytes(TaskPushNotificationConfigSchema, { taskId: 't', url: 'https://h.example/x' }) });
+    const out = await rawCall(noPushServer.address, 'CreateTaskPushNotificationConfig', { body: bytes(TaskPushNotificationConfigSchema, { taskId: 't', url: 'https://h.example/x' }) });
     expectWireError(out, 'PUSH_NOTIFICATION_NOT_SUPPORTED');
     for (const rpc of ['GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig']) {
-      expectWireError(await rawCall(server.address, rpc, { body: new Uint8Array() }), 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+      expectWireError(await rawCall(noPushServer.address, rpc, { body: new Uint8Array() }), 'PUSH_NOTIFICATION_NOT_SUPPORTED');
     }
   });
 

@@ -172,15 +172,16 @@ describe('a generic gRPC client built only from proto/a2a.proto', () => {
     const notFound = await failure(unary('GetTask', { id: 'nope' }));
     assert.equal(notFound.code, grpcStatus.NOT_FOUND);
     assert.deepEqual(notFound.errorInfo, { reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 'nope' } });
+    // The demo card declares push: push config calls on an unknown task are TASK_NOT_FOUND (PUSH-03).
     const push = await failure(unary('CreateTaskPushNotificationConfig', { taskId: 't', url: 'https://h.example/x' }));
-    assert.equal(push.code, grpcStatus.FAILED_PRECONDITION);
-    assert.equal(push.errorInfo?.reason, 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+    assert.equal(push.code, grpcStatus.NOT_FOUND);
+    assert.equal(push.errorInfo?.reason, 'TASK_NOT_FOUND');
     for (const [rpc, req] of [
       ['GetTaskPushNotificationConfig', { taskId: 't', id: 'c' }],
       ['ListTaskPushNotificationConfigs', { taskId: 't', tenant: 'x' }],
       ['DeleteTaskPushNotificationConfig', { taskId: 't', id: 'c' }],
     ] as const) {
-      assert.equal((await failure(unary(rpc, req))).errorInfo?.reason, 'PUSH_NOTIFICATION_NOT_SUPPORTED', rpc);
+      assert.equal((await failure(unary(rpc, req))).errorInfo?.reason, 'TASK_NOT_FOUND', rpc);
     }
     const xcard = await failure(unary('GetExtendedAgentCard', {}));
     assert.equal(xcard.code, grpcStatus.FAILED_PRECONDITION);

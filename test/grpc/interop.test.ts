@@ -8,9 +8,13 @@
  * classes, which only works if status codes and ErrorInfo in `grpc-status-details-bin` agree.
  *
  * SDK behaviour seen (not bugs in either side):
- *  - The SDK Client refuses push-config calls locally when the card says pushNotifications:false,
- *    so those go through `client.transport` (with an explicit A2A-Version, which the Client
- *    normally adds) to reach our server.
+ *  - Push configs: our demo card declares pushNotifications, and the SDK gRPC client creates, gets,
+ *    lists (paged) and deletes configs on our server; a message carrying
+ *    configuration.taskPushNotificationConfig gets its events delivered to a loopback webhook (over
+ *    HTTP, whatever the binding: PUSHD-01). The SDK Client refuses create/get/list locally when a
+ *    card says pushNotifications:false, so the not-declared case goes through `client.transport`
+ *    (with an explicit A2A-Version, which the Client normally adds) to reach our server. After
+ *    getAgentCard() fetched the extended card, the Client gates push on *that* card's capabilities.
  *  - Its gRPC transport sends no a2a-version metadata by itself: a bare transport call is a 0.3
  *    request and gets VersionNotSupported (FAILED_PRECONDITION), as over HTTP.
  *  - Its server puts no ErrorInfo.metadata (e.g. taskId) in its errors; our client still types
@@ -28,6 +32,7 @@ import {
   GetTaskRequest,
   ListTaskPushNotificationConfigsRequest,
   ListTasksRequest,
+  StreamResponse as SdkStreamResponse,
   SubscribeToTaskRequest,
   TaskPushNotificationConfig,
   type Message as SdkMessage,
@@ -46,6 +51,7 @@ import {
 import type { Message, StreamResponse, Task } from '../../src/protocol/types.js';
 import { eventually, textOf as ourTextOf, uid } from '../support/assertions.js';
 import { asTask, collect, kinds, stateName, textOf, userMessage } from '../interop/support.js';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../support/webhookReceiver.js';
 import { startSdkGrpcServer, type SdkGrpcServer } from './sdkServer.js';
 import { startGrpcServer, type GrpcTestServer } from './support.js';
 
@@ -66,16 +72,21 @@ function sdkError(name: string, reason: string, code: number) {
 describe('official @a2a-js/sdk gRPC client → our gRPC server', () => {
   let server: GrpcTestServer;
   let client: Client;
+  let hook: Receiver;
   before(async () => {
+    hook = await startReceiver();
     server = await startGrpcServer({
       demo: { slowMs: 5000, tickMs: 100 },
       card: (c) => ({ ...c, capabilities: { ...c.capabilities, extendedAgentCard: true } }),
-      extendedCard: { name: 'a2a-kit demo agent (extended)', description: 'more', version: '0.1.0', capabilities: { streaming: true }, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [] },
+      extendedCard: { name: 'a2a-kit demo agent (extended)', description: 'more', version: '0.1.0', capabilities: { streaming: true, pushNotifications: true }, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [] },
     });
     const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new GrpcTransportFactory()] }));
     client = await factory.createFromAgentCard(AgentCard.fromJSON(server.card));
   });
-  after(() => server.close());
+  after(async () => {
+    await server.close();
+    await hook.close();
+  });
 
   test('the SDK picks our GRPC interface (host:port) and speaks 1.0', () => {
     assert.equal(client.transport.protocolName, 'GRPC');
@@ -149,12 +160,72 @@ describe('official @a2a-js/sdk gRPC client → our gRPC server', () => {
     const done = asTask(await client.sendMessage(userMessage('hi')));
     await assert.rejects(collect(client.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: done.id }))), sdkError('UnsupportedOperationError', 'UNSUPPORTED_OPERATION', 9));
     await assert.rejects(client.sendMessage(userMessage('again', { taskId: done.id })), sdkError('UnsupportedOperationError', 'UNSUPPORTED_OPERATION', 9));
-    const t = client.transport;
-    const push = sdkError('PushNotificationNotSupportedError', 'PUSH_NOTIFICATION_NOT_SUPPORTED', 9);
-    await assert.rejects(t.createTaskPushNotificationConfig(TaskPushNotificationConfig.fromJSON({ taskId: done.id, url: 'https://h.example/x' }), V1), push);
-    await assert.rejects(t.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON({ taskId: done.id, id: 'c' }), V1), push);
-    await assert.rejects(t.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: done.id }), V1), push);
-    await assert.rejects(client.deleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest.fromJSON({ taskId: done.id, id: 'c' })), push);
+  });
+
+  test('PUSH-02..07 push configs: the SDK gRPC client creates, gets, lists (paged) and deletes them', async () => {
+    const task = asTask(await client.sendMessage(userMessage('ask for a webhook')));
+    const url = `${hook.url}/grpc/crud`;
+    const authentication = { scheme: 'Bearer', credentials: 'grpc-credentials' };
+    const created = await client.createTaskPushNotificationConfig(TaskPushNotificationConfig.fromJSON({ taskId: task.id, url, token: 'grpc-token', authentication }));
+    assert.ok(created.id, 'a server-assigned id');
+    assert.equal(created.taskId, task.id);
+    assert.equal(created.url, url);
+    assert.equal(created.token, 'grpc-token');
+    assert.deepEqual(created.authentication, authentication);
+    const named = await client.createTaskPushNotificationConfig(TaskPushNotificationConfig.fromJSON({ taskId: task.id, id: 'grpc-named', url: `${url}/named` }));
+    assert.equal(named.id, 'grpc-named');
+    const get = (id: string) => client.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id }));
+    const list = (extra: object = {}) => client.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: task.id, ...extra }));
+    const del = (id: string) => client.deleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id }));
+    assert.deepEqual(await get(created.id), created);
+    const all = await list();
+    assert.deepEqual(all.configs.map((c) => c.id).sort(), [created.id, 'grpc-named'].sort());
+    assert.equal(all.nextPageToken, '');
+    const page1 = await list({ pageSize: 1 });
+    assert.equal(page1.configs.length, 1);
+    assert.notEqual(page1.nextPageToken, '');
+    const page2 = await list({ pageSize: 1, pageToken: page1.nextPageToken });
+    assert.equal(page2.nextPageToken, '');
+    assert.deepEqual([...page1.configs, ...page2.configs].map((c) => c.id).sort(), [created.id, 'grpc-named'].sort());
+    await del(created.id);
+    await assert.rejects(get(created.id), sdkError('TaskNotFoundError', 'TASK_NOT_FOUND', 5));
+    await del(created.id); // PUSH-07: idempotent
+    assert.deepEqual((await list()).configs.map((c) => c.id), ['grpc-named']);
+    const ghost = TaskPushNotificationConfig.fromJSON({ taskId: 'no-such', url });
+    await assert.rejects(client.createTaskPushNotificationConfig(ghost), sdkError('TaskNotFoundError', 'TASK_NOT_FOUND', 5));
+  });
+
+  test('MSG-07 PUSHD-01 a message with configuration.taskPushNotificationConfig → deliveries on the webhook', async () => {
+    const path = '/webhook/grpc/deliver';
+    const config = { url: new URL(hook.url).origin + path, token: 'grpc-notify', authentication: { scheme: 'Bearer', credentials: 'grpc-hook' } };
+    const task = asTask(await client.sendMessage(userMessage('hi grpc push', { configuration: { taskPushNotificationConfig: config } })));
+    assert.equal(stateName(task.status?.state), 'TASK_STATE_COMPLETED');
+    const mine = (all: ReceivedRequest[]) => all.filter((r) => r.path === path);
+    await hook.waitUntil((all) => mine(all).some((r) => r.json?.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED'), 10_000);
+    const got = mine(hook.requests);
+    assert.ok(got.every((r) => r.headers['content-type'] === 'application/a2a+json' && r.headers['a2a-task-id'] === task.id));
+    assert.ok(got.every((r) => r.headers.authorization === 'Bearer grpc-hook' && r.headers['x-a2a-notification-token'] === 'grpc-notify'));
+    const trace = kinds(got.map((r) => SdkStreamResponse.fromJSON(r.json)));
+    assert.match(trace[0] as string, /^task:/, JSON.stringify(trace));
+    assert.equal(trace.at(-1), 'status:COMPLETED');
+  });
+
+  test('CAP-02 PUSH-01 a card without pushNotifications: every push call → typed PushNotificationNotSupported', async () => {
+    const noPush = await startGrpcServer({ card: (c) => ({ ...c, capabilities: { ...c.capabilities, pushNotifications: false } }) });
+    try {
+      const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new GrpcTransportFactory()] }));
+      const c = await factory.createFromAgentCard(AgentCard.fromJSON(noPush.card));
+      const done = asTask(await c.sendMessage(userMessage('hi')));
+      const t = c.transport;
+      const push = sdkError('PushNotificationNotSupportedError', 'PUSH_NOTIFICATION_NOT_SUPPORTED', 9);
+      await assert.rejects(t.createTaskPushNotificationConfig(TaskPushNotificationConfig.fromJSON({ taskId: done.id, url: 'https://h.example/x' }), V1), push);
+      await assert.rejects(t.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON({ taskId: done.id, id: 'c' }), V1), push);
+      await assert.rejects(t.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: done.id }), V1), push);
+      await assert.rejects(c.deleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest.fromJSON({ taskId: done.id, id: 'c' })), push);
+      await assert.rejects(c.sendMessage(userMessage('hi', { configuration: { taskPushNotificationConfig: { url: 'https://h.example/x' } } })), push);
+    } finally {
+      await noPush.close();
+    }
   });
 
   test('VER-05 a transport call without a2a-version is a 0.3 request → VersionNotSupported (FAILED_PRECONDITION)', async () => {

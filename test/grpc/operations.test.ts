@@ -202,10 +202,32 @@ describe('gRPC binding: every operation over a real socket (demo agent)', () => 
     const done = taskOf(await client.sendMessage(send('hi')));
     await assert.rejects(collect(client.subscribeToTask({ id: done.id })), UnsupportedOperationError);
     await assert.rejects(client.getExtendedAgentCard({}), UnsupportedOperationError);
-    await assert.rejects(client.createTaskPushNotificationConfig({ taskId: done.id, url: 'https://hooks.example.com/x' }), PushNotificationNotSupportedError);
-    await assert.rejects(client.getTaskPushNotificationConfig({ taskId: done.id, id: 'c1' }), PushNotificationNotSupportedError);
-    await assert.rejects(client.listTaskPushNotificationConfigs({ taskId: done.id }), PushNotificationNotSupportedError);
-    await assert.rejects(client.deleteTaskPushNotificationConfig({ taskId: done.id, id: 'c1' }), PushNotificationNotSupportedError);
+    // The demo card declares push: an unknown config is TaskNotFound (PUSH-03).
+    await assert.rejects(client.getTaskPushNotificationConfig({ taskId: done.id, id: 'c1' }), TaskNotFoundError);
+    const noPush = await startGrpcServer({ card: (c) => ({ ...c, capabilities: { ...c.capabilities, pushNotifications: false } }) });
+    const c = createGrpcClient(noPush.address);
+    try {
+      const other = taskOf(await c.sendMessage(send('hi')));
+      await assert.rejects(c.createTaskPushNotificationConfig({ taskId: other.id, url: 'https://hooks.example.com/x' }), PushNotificationNotSupportedError);
+      await assert.rejects(c.getTaskPushNotificationConfig({ taskId: other.id, id: 'c1' }), PushNotificationNotSupportedError);
+      await assert.rejects(c.listTaskPushNotificationConfigs({ taskId: other.id }), PushNotificationNotSupportedError);
+      await assert.rejects(c.deleteTaskPushNotificationConfig({ taskId: other.id, id: 'c1' }), PushNotificationNotSupportedError);
+    } finally {
+      c.close();
+      await noPush.close();
+    }
+  });
+
+  test('PUSH-02 PUSH-05..07 push configs: create, get, list, delete', async () => {
+    const task = taskOf(await client.sendMessage(send('ask for a webhook')));
+    // Never delivered to: the task stays INPUT_REQUIRED.
+    const config = { taskId: task.id, id: 'g1', url: 'http://127.0.0.1:9/hook', authentication: { scheme: 'Bearer', credentials: 'c' } };
+    const created = await client.createTaskPushNotificationConfig(config);
+    assert.deepEqual(created, config);
+    assert.deepEqual(await client.getTaskPushNotificationConfig({ taskId: task.id, id: 'g1' }), created);
+    assert.deepEqual((await client.listTaskPushNotificationConfigs({ taskId: task.id })).configs, [created]);
+    await client.deleteTaskPushNotificationConfig({ taskId: task.id, id: 'g1' });
+    await assert.rejects(client.getTaskPushNotificationConfig({ taskId: task.id, id: 'g1' }), TaskNotFoundError);
   });
 
   test('GetExtendedAgentCard: the configured card whole; declared but missing → ExtendedAgentCardNotConfigured', async () => {

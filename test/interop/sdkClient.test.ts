@@ -12,10 +12,17 @@
  *             statusTimestampAfter) ......... covered
  *   cancelTask .............................. covered (slow → CANCELED; again → TaskNotCancelable)
  *   resubscribeTask (SubscribeToTask) ....... covered (snapshot first, ends when canceled; terminal → error)
- *   create/get/listTaskPushNotificationConfig  covered: the Client refuses them locally because our card says
- *                                             pushNotifications:false (no request is sent); the same calls on
- *                                             `client.transport` reach our server → typed PushNotificationNotSupported
- *   deleteTaskPushNotificationConfig ........ covered (not gated by the Client: reaches our server → typed error)
+ *   create/get/list/deleteTaskPushNotificationConfig  covered: our demo card declares pushNotifications, so the
+ *                                             Client creates (server id and client id), gets, lists (JSON-RPC also
+ *                                             pages), deletes (twice) configs; unknown task → TaskNotFound, bad URL →
+ *                                             RequestMalformedError(INVALID_PARAMS)
+ *   push deliveries ......................... covered: configuration.taskPushNotificationConfig on sendMessage and
+ *                                             ClientConfig.pushNotificationConfig on sendMessageStream → a loopback
+ *                                             webhook receives the task's events; the bodies decode with the SDK's
+ *                                             StreamResponse model
+ *   push on a card without pushNotifications  covered: the Client refuses create/get/list locally (no request is
+ *                                             sent); delete and the same calls on `client.transport` reach our
+ *                                             server → typed PushNotificationNotSupported; so does an inline config
  *   Transport.getExtendedAgentCard .......... covered (extendedAgentCard:false → UnsupportedOperation)
  * Also: DefaultAgentCardResolver on /.well-known/agent-card.json, transport selection
  * (card order vs preferredTransports), A2A-Version: 1.0 on every Client request, the `tenant`
@@ -26,6 +33,10 @@
  * SDK quirks seen (not bugs in our server):
  *  - Client.createTaskPushNotificationConfig/get/list throw the SDK's base PushNotificationNotSupportedError
  *    client-side when card.capabilities.pushNotifications is not true; delete is not gated.
+ *  - Its REST transport sends ListTaskPushNotificationConfigs without pageSize/pageToken (the JSON-RPC one
+ *    passes them), so REST paging of configs is only covered by our own suites.
+ *  - INVALID_PARAMS has no class of its own: it arrives as RequestMalformedError with reason INVALID_PARAMS.
+ *  - ClientConfig.pushNotificationConfig is added to every message the Client sends that has no config of its own.
  *  - Client.getAgentCard() only calls GetExtendedAgentCard when the card declares extendedAgentCard.
  *  - The A2A-Version header is added by Client, not by the transports: calling `client.transport.*`
  *    without serviceParameters sends no A2A-Version, which a 1.0 server must read as 0.3
@@ -48,9 +59,9 @@ import {
   ListTaskPushNotificationConfigsRequest,
   ListTasksRequest,
   SubscribeToTaskRequest,
+  StreamResponse,
   TaskPushNotificationConfig,
   type Message,
-  type StreamResponse,
 } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, ServiceParameters, withA2AVersion, type Client, type RequestOptions } from '@a2a-js/sdk/client';
 import * as sdkErrors from '@a2a-js/sdk/errors';
@@ -70,6 +81,7 @@ import {
   type Binding,
   type Fixture,
 } from './support.js';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../support/webhookReceiver.js';
 
 const BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON'];
 const PATH: Record<Binding, string> = { JSONRPC: '/a2a/jsonrpc', 'HTTP+JSON': '/a2a/rest' };
@@ -89,13 +101,17 @@ for (const binding of BINDINGS) {
       return task;
     };
 
+    let hook: Receiver;
+
     before(async () => {
       f = await startDemoServer({ slowMs: 60_000, tickMs: 100 });
       client = await sdkClient(f, binding);
+      hook = await startReceiver();
     });
     after(async () => {
       for (const id of slowIds) await client.cancelTask(CancelTaskRequest.fromJSON({ id })).catch(() => undefined);
       await f.close();
+      await hook.close();
     });
 
     test('resolves our card from /.well-known/agent-card.json and picks the binding', async () => {
@@ -299,25 +315,94 @@ for (const binding of BINDINGS) {
       await assert.rejects(collect(client.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: done.id }))), typedError(binding, ERR.unsupported));
     });
 
-    test('push notification configs → PushNotificationNotSupportedError', async () => {
-      const task = asTask(await client.sendMessage(userMessage('hi push')));
-      const before = f.seen.length;
-      // The Client refuses these itself: our card says pushNotifications:false. No request is sent.
-      const local = (err: unknown) => err instanceof sdkErrors.PushNotificationNotSupportedError && !sdkErrors.isJsonRpcError(err) && !sdkErrors.isRestError(err);
-      const config = TaskPushNotificationConfig.fromJSON({ taskId: task.id, url: 'https://example.com/hook' });
-      assert.throws(() => client.createTaskPushNotificationConfig(config), local);
-      assert.throws(() => client.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id: 'c1' })), local);
-      assert.throws(() => client.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: task.id })), local);
-      assert.equal(f.seen.length, before);
-      // Over the wire, our server answers each with the typed error (-32003 / HTTP 400).
-      const pushErr = typedError(binding, ERR.pushNotSupported);
-      await assert.rejects(client.deleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id: 'c1' })), pushErr);
-      await assert.rejects(client.transport.createTaskPushNotificationConfig(config, V1), pushErr);
-      await assert.rejects(client.transport.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id: 'c1' }), V1), pushErr);
-      await assert.rejects(client.transport.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: task.id }), V1), pushErr);
-      const withPush = userMessage('hi', { configuration: { taskPushNotificationConfig: { url: 'https://example.com/hook' } } });
-      await assert.rejects(client.sendMessage(withPush), pushErr);
-      assert.equal(f.seen.length, before + 5);
+    test('PUSH-02..07 the SDK Client creates, gets, lists and deletes push configs on our server', async () => {
+      const task = asTask(await client.sendMessage(userMessage('ask for a webhook')));
+      assert.equal(stateName(task.status?.state), 'TASK_STATE_INPUT_REQUIRED');
+      const url = `${hook.url}/${binding}/crud`;
+      const authentication = { scheme: 'Bearer', credentials: 'sdk-credentials' };
+      const created = await client.createTaskPushNotificationConfig(
+        TaskPushNotificationConfig.fromJSON({ taskId: task.id, url, token: 'sdk-token', authentication }),
+      );
+      assert.ok(created.id, 'a server-assigned id');
+      assert.equal(created.taskId, task.id);
+      assert.equal(created.url, url);
+      assert.equal(created.token, 'sdk-token');
+      assert.deepEqual(created.authentication, authentication);
+      const named = await client.createTaskPushNotificationConfig(TaskPushNotificationConfig.fromJSON({ taskId: task.id, id: 'sdk-named', url: `${url}/named` }));
+      assert.equal(named.id, 'sdk-named');
+
+      const get = (id: string) => client.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id }));
+      const list = (extra: object = {}) => client.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: task.id, ...extra }));
+      const del = (id: string) => client.deleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id }));
+      assert.deepEqual(await get(created.id), created);
+      const listed = await list();
+      assert.deepEqual(listed.configs.map((c) => c.id).sort(), [created.id, 'sdk-named'].sort());
+      assert.deepEqual(listed.configs.find((c) => c.id === created.id), created);
+      assert.equal(listed.nextPageToken, '');
+      if (binding === 'JSONRPC') {
+        // The SDK's REST transport sends no pageSize/pageToken for this call (see the header).
+        const page1 = await list({ pageSize: 1 });
+        assert.equal(page1.configs.length, 1);
+        assert.notEqual(page1.nextPageToken, '');
+        const page2 = await list({ pageSize: 1, pageToken: page1.nextPageToken });
+        assert.equal(page2.nextPageToken, '');
+        assert.deepEqual([...page1.configs, ...page2.configs].map((c) => c.id).sort(), [created.id, 'sdk-named'].sort());
+      }
+
+      assert.equal(await del(created.id), undefined);
+      await assert.rejects(get(created.id), typedError(binding, ERR.taskNotFound));
+      await del(created.id); // PUSH-07: idempotent
+      assert.deepEqual((await list()).configs.map((c) => c.id), ['sdk-named']);
+      const ghost = TaskPushNotificationConfig.fromJSON({ taskId: 'no-such-task', url });
+      await assert.rejects(client.createTaskPushNotificationConfig(ghost), typedError(binding, ERR.taskNotFound));
+      await assert.rejects(
+        client.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: 'no-such-task' })),
+        typedError(binding, ERR.taskNotFound),
+      );
+      // An invalid config comes back as the SDK's RequestMalformedError with reason INVALID_PARAMS.
+      const bad = TaskPushNotificationConfig.fromJSON({ taskId: task.id, url: 'ftp://127.0.0.1/hook' });
+      await assert.rejects(client.createTaskPushNotificationConfig(bad), (err: unknown) => {
+        assert.ok(err instanceof sdkErrors.RequestMalformedError, String(err));
+        assert.equal(err.reason, 'INVALID_PARAMS');
+        return true;
+      });
+    });
+
+    test('MSG-07 PUSHD-01..03 a message sent with configuration.taskPushNotificationConfig → deliveries on the webhook', async () => {
+      const path = `/webhook/${binding}/deliver`;
+      const origin = new URL(hook.url).origin;
+      const config = { url: origin + path, token: 'sdk-notify', authentication: { scheme: 'Bearer', credentials: 'sdk-hook' } };
+      const task = asTask(await client.sendMessage(userMessage('hi via sdk push', { configuration: { taskPushNotificationConfig: config } })));
+      assert.equal(stateName(task.status?.state), 'TASK_STATE_COMPLETED');
+      const got = await deliveriesOf(hook, path);
+      assert.ok(got.every((r) => r.headers.authorization === 'Bearer sdk-hook' && r.headers['x-a2a-notification-token'] === 'sdk-notify'));
+      assert.ok(got.every((r) => r.headers['content-type'] === 'application/a2a+json' && r.headers['a2a-task-id'] === task.id));
+      // The bodies decode with the SDK's own StreamResponse model.
+      const events = got.map((r) => StreamResponse.fromJSON(r.json));
+      const trace = kinds(events);
+      assert.match(trace[0] as string, /^task:/, JSON.stringify(trace));
+      assert.equal(trace.at(-1), 'status:COMPLETED');
+      const last = events.at(-1)?.payload;
+      assert.equal(last?.$case === 'statusUpdate' ? last.value.taskId : '', task.id);
+      const listed = await client.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: task.id }));
+      assert.deepEqual(
+        listed.configs.map((c) => c.url),
+        [config.url],
+      );
+
+      // ClientConfig.pushNotificationConfig: the Client adds it to every message it sends.
+      const defaultPath = `/webhook/${binding}/client-config`;
+      const factory = new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+          preferredTransports: [binding],
+          clientConfig: { pushNotificationConfig: TaskPushNotificationConfig.fromJSON({ url: origin + defaultPath }) },
+        }),
+      );
+      const withDefault = await factory.createFromUrl(f.server.url);
+      const streamed = await collect(withDefault.sendMessageStream(userMessage('stream with a default webhook')));
+      assert.equal(kinds(streamed).at(-1), 'status:COMPLETED');
+      const pushed = kinds((await deliveriesOf(hook, defaultPath)).map((r) => StreamResponse.fromJSON(r.json)));
+      assert.deepEqual(pushed.slice(1), kinds(streamed).slice(1), 'PUSHD-09 D5: the webhook gets what the stream got');
     });
 
     test('GetExtendedAgentCard: getAgentCard() stays local; the wire call → UnsupportedOperationError', async () => {
@@ -368,6 +453,46 @@ for (const binding of BINDINGS) {
       }
     });
   });
+}
+
+for (const binding of BINDINGS) {
+  describe(`@a2a-js/sdk client over ${binding}, card without pushNotifications`, () => {
+    let f: Fixture;
+    let client: Client;
+    before(async () => {
+      f = await startDemoServer({ pushNotifications: false });
+      client = await sdkClient(f, binding);
+    });
+    after(() => f.close());
+
+    test('CAP-02 PUSH-01 D2 push notification configs → PushNotificationNotSupportedError', async () => {
+      const task = asTask(await client.sendMessage(userMessage('hi push')));
+      const before = f.seen.length;
+      // The Client refuses these itself: the card says pushNotifications:false. No request is sent.
+      const local = (err: unknown) => err instanceof sdkErrors.PushNotificationNotSupportedError && !sdkErrors.isJsonRpcError(err) && !sdkErrors.isRestError(err);
+      const config = TaskPushNotificationConfig.fromJSON({ taskId: task.id, url: 'https://example.com/hook' });
+      assert.throws(() => client.createTaskPushNotificationConfig(config), local);
+      assert.throws(() => client.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id: 'c1' })), local);
+      assert.throws(() => client.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: task.id })), local);
+      assert.equal(f.seen.length, before);
+      // Over the wire, our server answers each with the typed error (-32003 / HTTP 400).
+      const pushErr = typedError(binding, ERR.pushNotSupported);
+      await assert.rejects(client.deleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id: 'c1' })), pushErr);
+      await assert.rejects(client.transport.createTaskPushNotificationConfig(config, V1), pushErr);
+      await assert.rejects(client.transport.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id: 'c1' }), V1), pushErr);
+      await assert.rejects(client.transport.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: task.id }), V1), pushErr);
+      const withPush = userMessage('hi', { configuration: { taskPushNotificationConfig: { url: 'https://example.com/hook' } } });
+      await assert.rejects(client.sendMessage(withPush), pushErr);
+      assert.equal(f.seen.length, before + 5);
+    });
+  });
+}
+
+/** The deliveries that reached `path`, once the COMPLETED status update is among them. */
+async function deliveriesOf(hook: Receiver, path: string): Promise<ReceivedRequest[]> {
+  const mine = (all: ReceivedRequest[]) => all.filter((r) => r.path === path);
+  await hook.waitUntil((all) => mine(all).some((r) => r.json?.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED'), 10_000);
+  return mine(hook.requests);
 }
 
 test('transport selection: card order by default, preferredTransports overrides', async () => {

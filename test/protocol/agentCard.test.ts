@@ -8,11 +8,14 @@ import { startServer, type TestServer } from '../support/server.js';
 const PATH = '/.well-known/agent-card.json';
 let server: TestServer;
 let cached: TestServer;
+/** A card that sets pushNotifications: false explicitly (the demo card declares push). */
+let noPush: TestServer;
 before(async () => {
   server = await startServer();
   cached = await startServer({ handler: { cardMaxAgeSeconds: 42 } });
+  noPush = await startServer({ card: (c) => ({ ...c, capabilities: { ...c.capabilities, pushNotifications: false } }) });
 });
-after(() => Promise.all([server.close(), cached.close()]));
+after(() => Promise.all([server.close(), cached.close(), noPush.close()]));
 
 const get = (s: TestServer, headers: Record<string, string> = {}, method = 'GET') => fetch(s.url + PATH, { method, headers });
 
@@ -69,7 +72,13 @@ describe('Agent Card', () => {
       assert.equal(card[legacy], undefined, `no 0.3 member ${legacy}`);
     }
     assert.equal(card.capabilities.streaming, true);
+    assert.equal(card.capabilities.pushNotifications, true, 'the demo agent declares push notifications');
+  });
+
+  test('JSON-09 a capability explicitly set to false is kept in the served card', async () => {
+    const card = (await (await get(noPush)).json()) as Json;
     assert.equal(card.capabilities.pushNotifications, false, 'JSON-09: explicitly set false is kept');
+    assert.equal(card.capabilities.streaming, true);
   });
 
   test('OPS-02 CARD-04 supportedInterfaces lists JSONRPC then HTTP+JSON with absolute URLs and protocolVersion 1.0', async () => {

@@ -10,6 +10,7 @@ import { capabilityScenarios } from './scenarios/capabilities.js';
 import { scenarioEnv } from './scenarios/env.js';
 import { listScenarios } from './scenarios/list.js';
 import { messageScenarios } from './scenarios/messages.js';
+import { pushScenarios } from './scenarios/push.js';
 import { streamScenarios } from './scenarios/streams.js';
 
 describe('A2A scenarios over every binding', { concurrency: true }, () => {
@@ -21,6 +22,7 @@ describe('A2A scenarios over every binding', { concurrency: true }, () => {
       cancelScenarios(env);
       streamScenarios(env);
       capabilityScenarios(env);
+      pushScenarios(env);
     });
   }
 });

@@ -9,18 +9,36 @@ const EXT = 'https://example.com/extensions/audit/v1';
 
 export function capabilityScenarios(env: ScenarioEnv): void {
   describe('Capabilities', () => {
-    test('CAP-02 PUSH-01 all four push config operations are PUSH_NOTIFICATION_NOT_SUPPORTED', async () => {
-      assert.equal(env.server.card.capabilities.pushNotifications, false);
-      const { id: taskId } = ok(await env.b.call('sendMessage', send('hi'))).task;
+    test('CAP-02 PUSH-01 D2 without the capability all four push config operations and an inline config are PUSH_NOTIFICATION_NOT_SUPPORTED', async () => {
+      const { b, server } = await env.extra({ card: (c) => ({ ...c, capabilities: { ...c.capabilities, pushNotifications: false } }) });
+      assert.equal(server.card.capabilities.pushNotifications, false);
+      const { id: taskId } = ok(await b.call('sendMessage', send('hi'))).task;
       const calls = [
-        env.b.call('createTaskPushNotificationConfig', { taskId, url: 'https://hooks.example.com/a2a' }),
-        env.b.call('getTaskPushNotificationConfig', { taskId, id: 'cfg-1' }),
-        env.b.call('listTaskPushNotificationConfigs', { taskId }),
-        env.b.call('deleteTaskPushNotificationConfig', { taskId, id: 'cfg-1' }),
+        b.call('createTaskPushNotificationConfig', { taskId, url: 'https://hooks.example.com/a2a' }),
+        b.call('getTaskPushNotificationConfig', { taskId, id: 'cfg-1' }),
+        b.call('listTaskPushNotificationConfigs', { taskId }),
+        b.call('deleteTaskPushNotificationConfig', { taskId, id: 'cfg-1' }),
       ];
       for (const res of await Promise.all(calls)) expectError(res, 'PUSH_NOTIFICATION_NOT_SUPPORTED');
       // Also for a task that does not exist: the capability check comes first.
-      expectError(await env.b.call('listTaskPushNotificationConfigs', { taskId: uid('ghost') }), 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+      expectError(await b.call('listTaskPushNotificationConfigs', { taskId: uid('ghost') }), 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+      // D2: an inline config is refused rather than silently ignored; no task is created.
+      const contextId = uid('ctx-d2');
+      const inline = send('hi', { contextId }, { taskPushNotificationConfig: { url: 'https://hooks.example.com/a2a' } });
+      expectError(await b.call('sendMessage', inline), 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+      expectError(await b.stream('sendStreamingMessage', inline), 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+      assert.deepEqual(ok(await b.call('listTasks', { contextId })).tasks, []);
+    });
+
+    test('CAP-02 an absent pushNotifications flag means no push', async () => {
+      const { b } = await env.extra({
+        card: (c) => {
+          const { pushNotifications: _p, ...caps } = c.capabilities;
+          return { ...c, capabilities: caps };
+        },
+      });
+      const { id: taskId } = ok(await b.call('sendMessage', send('hi'))).task;
+      expectError(await b.call('listTaskPushNotificationConfigs', { taskId }), 'PUSH_NOTIFICATION_NOT_SUPPORTED');
     });
 
     test('CAP-03 XCARD-01 GetExtendedAgentCard without the capability is UNSUPPORTED_OPERATION', async () => {

@@ -144,10 +144,7 @@ export function messageScenarios(env: ScenarioEnv): void {
       }
     });
 
-    test('D2 CAP-02 an inline taskPushNotificationConfig is PUSH_NOTIFICATION_NOT_SUPPORTED', async () => {
-      const res = await env.b.call('sendMessage', send('hi', {}, { taskPushNotificationConfig: { url: 'https://hooks.example.com/a2a' } }));
-      expectError(res, 'PUSH_NOTIFICATION_NOT_SUPPORTED');
-    });
+    // D2 (inline push config without the capability): capabilities.ts; with it (PUSH-09): push.ts.
   });
 
   describe('GetTask and historyLength', () => {
