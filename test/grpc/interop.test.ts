@@ -51,6 +51,7 @@ import {
 import type { Message, StreamResponse, Task } from '../../src/protocol/types.js';
 import { eventually, textOf as ourTextOf, uid } from '../support/assertions.js';
 import { asTask, collect, kinds, stateName, textOf, userMessage } from '../interop/support.js';
+import { sdkPushCrud } from '../interop/sdkPushCrud.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/webhookReceiver.js';
 import { startSdkGrpcServer, type SdkGrpcServer } from './sdkServer.js';
 import { startGrpcServer, type GrpcTestServer } from './support.js';
@@ -164,35 +165,7 @@ describe('official @a2a-js/sdk gRPC client → our gRPC server', () => {
 
   test('PUSH-02..07 push configs: the SDK gRPC client creates, gets, lists (paged) and deletes them', async () => {
     const task = asTask(await client.sendMessage(userMessage('ask for a webhook')));
-    const url = `${hook.url}/grpc/crud`;
-    const authentication = { scheme: 'Bearer', credentials: 'grpc-credentials' };
-    const created = await client.createTaskPushNotificationConfig(TaskPushNotificationConfig.fromJSON({ taskId: task.id, url, token: 'grpc-token', authentication }));
-    assert.ok(created.id, 'a server-assigned id');
-    assert.equal(created.taskId, task.id);
-    assert.equal(created.url, url);
-    assert.equal(created.token, 'grpc-token');
-    assert.deepEqual(created.authentication, authentication);
-    const named = await client.createTaskPushNotificationConfig(TaskPushNotificationConfig.fromJSON({ taskId: task.id, id: 'grpc-named', url: `${url}/named` }));
-    assert.equal(named.id, 'grpc-named');
-    const get = (id: string) => client.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id }));
-    const list = (extra: object = {}) => client.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: task.id, ...extra }));
-    const del = (id: string) => client.deleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id }));
-    assert.deepEqual(await get(created.id), created);
-    const all = await list();
-    assert.deepEqual(all.configs.map((c) => c.id).sort(), [created.id, 'grpc-named'].sort());
-    assert.equal(all.nextPageToken, '');
-    const page1 = await list({ pageSize: 1 });
-    assert.equal(page1.configs.length, 1);
-    assert.notEqual(page1.nextPageToken, '');
-    const page2 = await list({ pageSize: 1, pageToken: page1.nextPageToken });
-    assert.equal(page2.nextPageToken, '');
-    assert.deepEqual([...page1.configs, ...page2.configs].map((c) => c.id).sort(), [created.id, 'grpc-named'].sort());
-    await del(created.id);
-    await assert.rejects(get(created.id), sdkError('TaskNotFoundError', 'TASK_NOT_FOUND', 5));
-    await del(created.id); // PUSH-07: idempotent
-    assert.deepEqual((await list()).configs.map((c) => c.id), ['grpc-named']);
-    const ghost = TaskPushNotificationConfig.fromJSON({ taskId: 'no-such', url });
-    await assert.rejects(client.createTaskPushNotificationConfig(ghost), sdkError('TaskNotFoundError', 'TASK_NOT_FOUND', 5));
+    await sdkPushCrud(client, task.id, `${hook.url}/grpc/crud`, 'grpc', { notFound: sdkError('TaskNotFoundError', 'TASK_NOT_FOUND', 5), paged: true });
   });
 
   test('MSG-07 PUSHD-01 a message with configuration.taskPushNotificationConfig → deliveries on the webhook', async () => {
