@@ -44,6 +44,11 @@ export class LocalEventBus implements EventBus {
     }
   }
 
+  /** True when someone in this process follows the task. */
+  has(tenant: string, taskId: string): boolean {
+    return this.listeners.has(`${tenant}\u0000${taskId}`);
+  }
+
   /** Number of live subscriptions, for tests of disconnect hygiene (R8). */
   get size(): number {
     let n = 0;

@@ -108,6 +108,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     if (skipped) console.error(`a2a serve: not recovering interrupted tasks: ${skipped}`);
     else if (recovered.length > 0) console.error(`a2a serve: marked ${recovered.length} interrupted task(s) FAILED`);
   }
+  // Several instances on one PostgreSQL: streams follow tasks written by any of them.
+  const bus = opened.openBus ? await opened.openBus((e) => console.error('a2a serve: event bus error:', e instanceof Error ? e.message : e)) : undefined;
   const retention =
     retentionDays !== undefined && opened.purge
       ? startRetention({
@@ -127,6 +129,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     onError: (e) => console.error('a2a serve: internal error:', e),
     handler: {
       store: opened.store,
+      ...(bus ? { bus } : {}),
       push,
       ...(maxBody ? { maxBodyBytes: maxBody } : {}),
       onError: (e) => console.error('a2a serve: agent error:', e instanceof Error ? e.message : e),
@@ -162,6 +165,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.on('SIGTERM', stop);
   });
   await running.close();
+  await bus?.close();
   retention?.stop();
   await opened.close();
   return 0;

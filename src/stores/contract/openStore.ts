@@ -6,6 +6,7 @@
  * The SQL drivers are optional dependencies, loaded only when their store is chosen.
  */
 import type { TaskStore } from '../../server/stores/taskStore.js';
+import type { EventBus } from '../../server/eventBus.js';
 import { MemoryTaskStore } from '../../server/stores/memoryStore.js';
 import { recoverInterrupted, type RecoverOptions, type RecoveredTask } from './recovery.js';
 
@@ -28,6 +29,11 @@ export interface OpenedStore {
   recover(options?: RecoverOptions): Promise<{ recovered: RecoveredTask[]; skipped?: string }>;
   /** Retention: deletes terminal tasks older than `before`; undefined for the memory store. */
   purge?: (before: Date) => Promise<number>;
+  /**
+   * PostgreSQL: a bus that wakes this instance's streams when another instance writes to a task
+   * they follow (LISTEN/NOTIFY). Undefined for single-process stores.
+   */
+  openBus?: (onError?: (error: unknown) => void) => Promise<EventBus & { close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -104,6 +110,12 @@ export async function openStore(spec: StoreSpec | string, options: { migrate?: b
     migration: store.migration,
     recover: async (o) => ({ recovered: await recoverInterrupted(store, o) }),
     purge: (before) => store.purgeTerminal({ before }),
+    openBus: async (onError) => {
+      const { PostgresEventBus } = await import('../postgres/postgresEventBus.js');
+      const bus = new PostgresEventBus({ connectionString: s.url, store, channel: `a2a_events_${store.schema}`, ...(onError ? { onError } : {}) });
+      await bus.start();
+      return bus;
+    },
     close: () => store.close(),
   };
 }

@@ -6,3 +6,5 @@ export { recoverInterrupted, DEFAULT_RECOVERY_REASON } from '../contract/recover
 export type { ActiveTaskSource, RecoverOptions, RecoveredTask } from '../contract/recovery.js';
 export { startRetention } from '../contract/retention.js';
 export type { Retention, RetentionOptions } from '../contract/retention.js';
+export { PostgresEventBus } from './postgresEventBus.js';
+export type { PostgresEventBusOptions } from './postgresEventBus.js';
