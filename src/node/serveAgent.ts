@@ -77,6 +77,7 @@ export async function serveAgent(options: ServeAgentOptions): Promise<RunningAge
   const handler = createA2AHandler({
     ...options.handler,
     push: { runtime: createPushRuntime, ...options.handler?.push },
+    ...(options.agent.resumable ? { resumable: true } : {}),
     agentCard,
     executor: options.agent.executor,
     ...(options.agent.extendedCard ? { extendedAgentCard: withInterfaces(options.agent.extendedCard, urls) } : {}),

@@ -9,6 +9,11 @@ export interface AgentDefinition {
   executor: AgentExecutor;
   /** Served by GetExtendedAgentCard when the card declares capabilities.extendedAgentCard. */
   extendedCard?: AgentCardBase;
+  /**
+   * Several instances: when the instance running a task dies, another may run the executor again
+   * on the task (`ctx.task` set, same last user message). Default false: the task becomes FAILED.
+   */
+  resumable?: boolean;
 }
 
 /** Identity helper that gives agent modules type checking: `export default defineAgent({...})`. */

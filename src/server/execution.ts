@@ -34,6 +34,8 @@ export interface ExecutionInput {
   claim?: MessageClaim;
   /** PUSH-09: registered with the task when this run creates it. */
   pushConfig?: StoredPushConfig;
+  /** A re-run of the existing task (takeover after an instance died): its message is already in the history. */
+  resume?: boolean;
 }
 
 let lastMs = 0;
@@ -77,7 +79,9 @@ export class Execution implements TaskUpdater {
   async run(): Promise<void> {
     const { context, abort } = this.input;
     try {
-      if (this.record) {
+      if (this.record && this.input.resume) {
+        this.resolveStarted({ kind: 'task', record: this.record });
+      } else if (this.record) {
         // A follow-up message joins the history of its task (snapshot-only change, no event).
         // It may have waited for a previous run that ended the task: then it is refused (LIFE-03).
         const message = context.message;
@@ -143,7 +147,8 @@ export class Execution implements TaskUpdater {
     this.finish();
   }
 
-  private refuse(error: unknown): void {
+  /** Answers the caller with `error`; the agent does not run. */
+  refuse(error: unknown): void {
     this.resolveStarted({ kind: 'refused', error });
     this.resolveSettled({ kind: 'refused', error });
   }

@@ -50,6 +50,9 @@ import { readTaskStream, type StreamItem } from './taskStream.js';
 import { TaskWriter } from './taskWriter.js';
 import type { PushOptions, PushRuntime } from '../push/pushOptions.js';
 import type { StoredPushConfig } from './stores/pushStore.js';
+import type { LeaseKeeper, LeaseOptions } from './leases.js';
+import { TaskRunner } from './taskRunner.js';
+import { isLeaseStore, type Lease, type LeaseStore } from './stores/leaseStore.js';
 
 /** What a binding knows about the call besides its parameters. */
 export interface CallContext {
@@ -78,7 +81,21 @@ export interface RequestHandlerOptions {
   onError?: (error: unknown) => void;
   /** Push notification settings; used when the card declares `capabilities.pushNotifications`. */
   push?: PushOptions;
+  /**
+   * Several instances on one store: runs hold execution leases, tasks of a dead instance are
+   * taken over, and a cancel written by another instance stops the agent here. The lease store
+   * defaults to the task store.
+   */
+  leases?: Omit<LeaseOptions, 'store'> & { store?: LeaseStore };
+  /**
+   * The agent can be run again on a task whose instance died (with the task's last user message
+   * and `ctx.task` set); otherwise such a task becomes FAILED.
+   */
+  resumable?: boolean;
 }
+
+/** Status message of a task whose instance stopped while it ran (and the agent is not resumable). */
+export const INSTANCE_STOPPED_MESSAGE = 'The server instance running this task stopped before it finished';
 
 export class A2ARequestHandler {
   readonly agentCard: AgentCard;
@@ -87,8 +104,8 @@ export class A2ARequestHandler {
   private readonly writer: TaskWriter;
   private readonly executor: AgentExecutor;
   private readonly newId: () => string;
-  /** Per task: the abort handles of its current and queued runs, and the end of the chain. */
-  private readonly running = new Map<string, { aborts: Set<LazyAbort>; done: Promise<unknown> }>();
+  /** Agent runs: one per task at a time, cancel handles, leases across instances. */
+  private readonly runner: TaskRunner;
   /** Push configs and their delivery worker, when the card declares push notifications. */
   readonly push: PushRuntime | undefined;
 
@@ -99,6 +116,12 @@ export class A2ARequestHandler {
     this.bus = options.bus ?? new LocalEventBus();
     this.newId = options.newId ?? (() => crypto.randomUUID());
     this.push = this.agentCard.capabilities.pushNotifications === true ? this.startPush(options) : undefined;
+    this.runner = new TaskRunner({
+      bus: this.bus,
+      leases: options.leases ? this.leaseOptions(options.leases) : undefined,
+      takeOver: (lease) => this.takeOver(lease),
+      onError: options.onError,
+    });
     const push = this.push;
     this.writer = new TaskWriter(
       this.store,
@@ -128,6 +151,17 @@ export class A2ARequestHandler {
       newId: this.newId,
       onError: options.onError,
     });
+  }
+
+  private leaseOptions(options: NonNullable<RequestHandlerOptions['leases']>): LeaseOptions {
+    const store = options.store ?? this.store;
+    if (!isLeaseStore(store)) throw new Error('leases: the task store cannot keep execution leases');
+    return { ...options, store };
+  }
+
+  /** Execution leases, when several instances share the store. */
+  get leases(): LeaseKeeper | undefined {
+    return this.runner.leases;
   }
 
   /** Runs a non-streaming operation on raw (untrusted) parameters. */
@@ -289,7 +323,7 @@ export class A2ARequestHandler {
     // CANCELED is written before the running agent is stopped, so whatever it does next is
     // dropped (LIFE-02) and blocking callers see the canceled task (MSG-01).
     if (!updater.isTerminal) await updater.cancel();
-    for (const abort of this.running.get(`${tenant}\u0000${req.id}`)?.aborts ?? []) abort.abort();
+    this.runner.abort(tenant, req.id);
     const after = (await this.requireTask(tenant, req.id)).task;
     // R5: if the agent finished first, this cancel changed nothing: the task is not cancelable.
     if (after.status.state !== 'TASK_STATE_CANCELED') throw notCancelable();
@@ -313,7 +347,7 @@ export class A2ARequestHandler {
     if (seen.fingerprint !== messageFingerprint(req.message)) {
       throw invalidField('message.messageId', 'was already used for a different message');
     }
-    if (options.wait) await this.running.get(`${tenant}\u0000${seen.taskId}`)?.done;
+    if (options.wait) await this.runner.idle(tenant, seen.taskId);
     return this.requireTask(tenant, seen.taskId);
   }
 
@@ -348,9 +382,7 @@ export class A2ARequestHandler {
       contextId = message.contextId || this.newId();
     }
     const taskId = message.taskId ?? this.newId();
-    const key = `${tenant}\u0000${taskId}`;
     const pushConfig = await this.inlinePushConfig(req, { tenant, taskId, existing: existing !== undefined });
-    const previous = this.running.get(key);
     const controller = new LazyAbort();
     const stored = { ...message, taskId, contextId };
     const execution = new Execution({
@@ -375,17 +407,32 @@ export class A2ARequestHandler {
       },
     });
     // One executor per task at a time: a follow-up waits for the previous run to finish.
-    const entry = previous ?? { aborts: new Set<LazyAbort>(), done: Promise.resolve() };
-    entry.aborts.add(controller);
-    const done = entry.done
-      .then(() => execution.run())
-      .finally(() => {
-        entry.aborts.delete(controller);
-        if (entry.done === done) this.running.delete(key);
-      });
-    entry.done = done;
-    this.running.set(key, entry);
+    void this.runner.schedule({ tenant, taskId, execution, abort: controller });
     return execution;
+  }
+
+  /** A task whose instance died: run the agent again if it is resumable, else fail the task. */
+  private async takeOver(lease: Lease): Promise<void> {
+    const { tenant, taskId } = lease;
+    const record = await this.store.get(tenant, taskId);
+    const state = record?.task.status.state;
+    if (!record || (state !== 'TASK_STATE_SUBMITTED' && state !== 'TASK_STATE_WORKING')) {
+      await this.runner.leases?.release(tenant, taskId);
+      return;
+    }
+    if (!this.options.resumable) {
+      try {
+        const updater = this.detachedUpdater(record, tenant);
+        await updater.fail(INSTANCE_STOPPED_MESSAGE);
+      } finally {
+        await this.runner.leases?.release(tenant, taskId);
+      }
+      return;
+    }
+    const controller = new LazyAbort();
+    const execution = this.detachedUpdater(record, tenant, { abort: controller, resume: true });
+    // The lease is already ours (won by takeover): the run re-acquires it as its owner.
+    await this.runner.schedule({ tenant, taskId, execution, abort: controller });
   }
 
   /**
@@ -403,18 +450,22 @@ export class A2ARequestHandler {
     return undefined;
   }
 
-  private detachedUpdater(record: TaskRecord, tenant: string): Execution {
+  /** An Execution on an existing task with its last user message (cancel hooks, takeover re-runs). */
+  private detachedUpdater(record: TaskRecord, tenant: string, run: { abort?: LazyAbort; resume?: boolean } = {}): Execution {
     const task = record.task;
-    const message = task.history?.[task.history.length - 1] ?? { messageId: '', role: 'ROLE_USER' as const, parts: [] };
+    const history = task.history ?? [];
+    const message = [...history].reverse().find((m) => m.role === 'ROLE_USER') ?? { messageId: '', role: 'ROLE_USER' as const, parts: [] };
     return new Execution({
       writer: this.writer,
       executor: this.executor,
       existing: record,
-      abort: new LazyAbort(),
+      abort: run.abort ?? new LazyAbort(),
+      resume: run.resume === true,
       newId: this.newId,
+      ...(this.options.onError ? { onError: this.options.onError } : {}),
       context: {
         message,
-        text: '',
+        text: textOf(message.parts),
         taskId: task.id,
         contextId: task.contextId ?? '',
         task,
@@ -434,12 +485,7 @@ export class A2ARequestHandler {
 
   /** Waits for running executions (graceful shutdown), aborting them after `timeoutMs`. */
   async drain(timeoutMs: number): Promise<void> {
-    const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
-    const timer = setTimeout(() => {
-      for (const r of this.running.values()) for (const abort of r.aborts) abort.abort();
-    }, timeoutMs);
-    await all;
-    clearTimeout(timer);
+    await this.runner.drain(timeoutMs);
     // Deliveries not yet made stay in the outbox for the next start.
     await this.push?.dispatcher?.stop();
   }

@@ -12,6 +12,7 @@ import { VersionConflictError, type StoredEvent, type TaskRecord, type TaskStore
 import { DuplicateMessageError } from '../../src/server/stores/taskStore.js';
 import { messageFingerprint } from '../../src/server/messageFingerprint.js';
 import { runPushContract } from './pushContract.js';
+import { runLeaseContract } from './leaseContract.js';
 
 export interface StoreUnderTest {
   store: TaskStore;
@@ -541,6 +542,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
   });
 
   runPushContract(name, makeStore, options);
+  runLeaseContract(name, makeStore, options);
 }
 
 /** Retention on a SQL store: old terminal tasks go with their events and message ids; others stay. */

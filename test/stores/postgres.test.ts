@@ -198,6 +198,46 @@ describe('postgres push store', skip ? { skip } : {}, () => {
     }
   });
 
+  test('a version-2 schema upgrades to the lease schema with its tasks and push configs intact, and leases work on it', async () => {
+    if (typeof db === 'string') return;
+    const schema = db.schema();
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    try {
+      await migratePostgres(pool, { schema, migrations: POSTGRES_MIGRATIONS.slice(0, 2) });
+      const task = makeTask('old', { state: 'TASK_STATE_WORKING' });
+      await pool.query(`INSERT INTO "${schema}".tasks (tenant, id, context_id, state, status_ts, version, seq, task_json) VALUES ('', 'old', $1, $2, $3, 1, 1, $4)`, [
+        task.contextId,
+        task.status.state,
+        task.status.timestamp,
+        JSON.stringify(task),
+      ]);
+      await pool.query(`INSERT INTO "${schema}".events (tenant, task_id, seq, event_json) VALUES ('', 'old', 1, $1)`, [JSON.stringify({ task })]);
+      await pool.query(`INSERT INTO "${schema}".push_configs (tenant, task_id, id, config_json) VALUES ('', 'old', 'c', $1)`, [
+        JSON.stringify({ id: 'c', taskId: 'old', url: 'https://hooks.example/' }),
+      ]);
+      await assert.rejects(open(schema, { migrate: false }), /run "a2a db migrate"/);
+      const store = await open(schema);
+      try {
+        assert.equal(store.migration.from, 2);
+        assert.deepEqual(store.migration.applied, POSTGRES_MIGRATIONS.slice(2).map((m) => m.version));
+        assert.deepEqual((await store.get('', 'old'))?.task, task);
+        assert.equal((await store.getPushConfig('', 'old', 'c'))?.url, 'https://hooks.example/');
+        assert.equal(await store.acquireLease({ tenant: '', taskId: 'old', owner: 'A', ttlMs: 1 }), true);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.deepEqual(
+          (await store.expiredLeases(10)).map((l) => [l.taskId, l.owner]),
+          [['old', 'A']],
+        );
+        assert.equal(await store.takeOverLease({ tenant: '', taskId: 'old', owner: 'B', previousOwner: 'A', ttlMs: 60_000 }), true);
+        assert.equal(await store.purgeTerminal({ before: new Date('2100-01-01') }), 0);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
   test('claims use the due index with 20,000 pending deliveries, and many parallel claimers split them', async () => {
     if (typeof db === 'string') return;
     const store = await open(db.schema());

@@ -13,6 +13,7 @@ import { ENQUEUE_SQL, SqliteTaskStore } from '../../src/stores/sqlite/sqliteStor
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion } from '../../src/stores/sqlite/migrations.js';
 import { makeTask, purgeScenario, runStoreContract } from './contract.js';
 import { pushStatements } from '../../src/stores/contract/pushSql.js';
+import { SQLITE_LEASE_DIALECT, leaseStatements } from '../../src/stores/contract/leaseSql.js';
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'a2a-sqlite-'));
@@ -225,6 +226,69 @@ test('sqlite: push statements use their indexes (claim walks the due index in or
     const enqueue = plan(ENQUEUE_SQL);
     assert.match(enqueue, /SEARCH c USING PRIMARY KEY \(tenant=\? AND task_id=\?\)/, enqueue);
     assert.doesNotMatch(enqueue, /SCAN/, enqueue);
+    await store.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: a version-2 file upgrades to the lease schema with its tasks and push configs intact, and leases work on it', async () => {
+  const dir = await tempDir();
+  try {
+    const path = join(dir, 'v2.db');
+    const db = new Database(path);
+    migrateSqlite(db, SQLITE_MIGRATIONS.slice(0, 2));
+    const task = makeTask('old', { state: 'TASK_STATE_WORKING' });
+    db.prepare(`INSERT INTO tasks (tenant, id, context_id, state, status_ts, version, seq, task_json, created_at, updated_at) VALUES ('', 'old', ?, ?, ?, 1, 1, ?, '', '')`).run(
+      task.contextId,
+      task.status.state,
+      task.status.timestamp,
+      JSON.stringify(task),
+    );
+    db.prepare(`INSERT INTO events (tenant, task_id, seq, event_json) VALUES ('', 'old', 1, ?)`).run(JSON.stringify({ task }));
+    db.prepare(`INSERT INTO push_configs (tenant, task_id, id, config_json) VALUES ('', 'old', 'c', ?)`).run(JSON.stringify({ id: 'c', taskId: 'old', url: 'https://hooks.example/' }));
+    db.close();
+    assert.throws(() => new SqliteTaskStore({ path, migrate: false }), /run "a2a db migrate"/);
+    const store = new SqliteTaskStore({ path });
+    try {
+      assert.equal(store.migration.from, 2);
+      assert.deepEqual(store.migration.applied, SQLITE_MIGRATIONS.slice(2).map((m) => m.version));
+      assert.deepEqual((await store.get('', 'old'))?.task, task);
+      assert.equal((await store.getPushConfig('', 'old', 'c'))?.url, 'https://hooks.example/');
+      assert.equal(await store.acquireLease({ tenant: '', taskId: 'old', owner: 'A', ttlMs: 1 }), true);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(
+        (await store.expiredLeases(10)).map((l) => [l.taskId, l.owner]),
+        [['old', 'A']],
+      );
+      assert.equal(await store.takeOverLease({ tenant: '', taskId: 'old', owner: 'B', previousOwner: 'A', ttlMs: 60_000 }), true);
+      assert.equal(await store.purgeTerminal({ before: new Date('2100-01-01') }), 0);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: lease statements use their indexes (candidates walk the expiry index in order, renew the owner index)', async () => {
+  const dir = await tempDir();
+  try {
+    const store = new SqliteTaskStore({ path: join(dir, 'leaseplan.db') });
+    const plan = (sql: string): string =>
+      (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map((m) => [m[1], 1]))) as Array<{ detail: string }>)
+        .map((r) => r.detail)
+        .join(' | ');
+    const statements = leaseStatements({ prefix: '', ...SQLITE_LEASE_DIALECT });
+    const expired = plan(statements.expired);
+    assert.match(expired, /SEARCH l USING INDEX leases_by_expiry/, expired);
+    assert.doesNotMatch(expired, /TEMP B-TREE|SCAN/, expired);
+    const stale = plan(statements.dropStale);
+    assert.match(stale, /leases_by_expiry/, stale);
+    assert.doesNotMatch(stale, /SCAN/, stale);
+    const renew = plan(statements.renew);
+    assert.match(renew, /leases_by_owner/, renew);
+    for (const name of ['release', 'takeOver'] as const) assert.match(plan(statements[name]), /USING PRIMARY KEY \(tenant=\? AND task_id=\?\)/, name);
     await store.close();
   } finally {
     await rm(dir, { recursive: true, force: true });

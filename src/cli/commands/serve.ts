@@ -39,6 +39,8 @@ Options:
                       or a passphrase; default: $A2A_PUSH_KEY)
   --webhook-secret S  sign deliveries (Standard Webhooks, whsec_…); repeat to rotate keys
                       (default: $A2A_WEBHOOK_SECRETS, comma-separated)
+  --lease-ttl-ms N    PostgreSQL: how long a task's run is owned without renewal; after an
+                      instance dies, another takes its tasks over within about this (default 15000)
   --push-max-attempts N
                       attempts per delivery before it becomes a dead letter (default 10)
   --push-backoff-ms N first retry delay ceiling, doubling per attempt with full jitter (default 1000)
@@ -73,6 +75,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'push-key': { type: 'string' },
       'webhook-secret': { type: 'string', multiple: true },
       'push-max-attempts': { type: 'string' },
+      'lease-ttl-ms': { type: 'string' },
       'push-backoff-ms': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -94,6 +97,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   const tls = values['tls-cert'] && values['tls-key'] ? { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']) } : undefined;
   const push = pushOptions(values);
+  const leaseTtlMs = intOption(values['lease-ttl-ms'], '--lease-ttl-ms', { min: 100 });
   const agent = await loadAgent(values.agent);
   let opened: OpenedStore;
   try {
@@ -129,7 +133,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     onError: (e) => console.error('a2a serve: internal error:', e),
     handler: {
       store: opened.store,
-      ...(bus ? { bus } : {}),
+      ...(bus ? { bus, leases: { ...(leaseTtlMs ? { ttlMs: leaseTtlMs } : {}) } } : {}),
       push,
       ...(maxBody ? { maxBodyBytes: maxBody } : {}),
       onError: (e) => console.error('a2a serve: agent error:', e instanceof Error ? e.message : e),

@@ -3,6 +3,7 @@
  * (snapshots are replaced, never mutated), so reads hand out shared objects without copying.
  */
 import type { StreamResponse, Task } from '../../protocol/types.js';
+import type { AcquireLease, Lease, LeaseStore } from './leaseStore.js';
 import type {
   ClaimOptions,
   DeadLetter,
@@ -37,10 +38,20 @@ export interface MemoryStoreOptions {
   maxEventsPerTask?: number;
 }
 
-export class MemoryTaskStore implements TaskStore, PushStore {
+/** A lease as held in memory: expiry in epoch milliseconds. */
+interface MemoryLease {
+  tenant: string;
+  taskId: string;
+  owner: string;
+  expiresAt: number;
+}
+
+export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
   private readonly entries = new Map<string, Entry>();
   private readonly messages = new Map<string, MessageRecord>();
   private readonly push = new MemoryOutbox();
+  /** Task key → lease; empty unless the server runs with leases (nothing on the write path reads it). */
+  private readonly leases = new Map<string, MemoryLease>();
   private readonly maxEvents: number;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -122,6 +133,55 @@ export class MemoryTaskStore implements TaskStore, PushStore {
     const matches = this.push.dead.filter((d) => d.tenant === tenant && (options.taskId === undefined || d.taskId === options.taskId));
     matches.sort(newestFirst);
     return matches.slice(0, options.limit ?? 100);
+  }
+
+  async acquireLease(input: AcquireLease): Promise<boolean> {
+    const k = key(input.tenant, input.taskId);
+    const now = Date.now();
+    const held = this.leases.get(k);
+    if (held && held.owner !== input.owner && held.expiresAt >= now) return false;
+    this.leases.set(k, { tenant: input.tenant, taskId: input.taskId, owner: input.owner, expiresAt: now + leaseTtl(input.ttlMs) });
+    return true;
+  }
+
+  async renewLeases(owner: string, ttlMs: number): Promise<number> {
+    const now = Date.now();
+    const expiresAt = now + leaseTtl(ttlMs);
+    let renewed = 0;
+    for (const lease of this.leases.values()) {
+      if (lease.owner !== owner || lease.expiresAt < now) continue;
+      lease.expiresAt = expiresAt;
+      renewed++;
+    }
+    return renewed;
+  }
+
+  async releaseLease(tenant: string, taskId: string, owner: string): Promise<void> {
+    const k = key(tenant, taskId);
+    if (this.leases.get(k)?.owner === owner) this.leases.delete(k);
+  }
+
+  async expiredLeases(limit: number): Promise<Lease[]> {
+    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    const now = Date.now();
+    const candidates: MemoryLease[] = [];
+    for (const [k, lease] of this.leases) {
+      if (lease.expiresAt >= now) continue;
+      const state = this.entries.get(k)?.record.task.status.state;
+      if (state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING') candidates.push(lease);
+      else this.leases.delete(k);
+    }
+    candidates.sort((a, b) => a.expiresAt - b.expiresAt || compareText(a.tenant, b.tenant) || compareText(a.taskId, b.taskId));
+    return candidates.slice(0, limit).map((l) => ({ tenant: l.tenant, taskId: l.taskId, owner: l.owner, expiresAt: new Date(l.expiresAt).toISOString() }));
+  }
+
+  async takeOverLease(input: AcquireLease & { previousOwner: string }): Promise<boolean> {
+    const lease = this.leases.get(key(input.tenant, input.taskId));
+    const now = Date.now();
+    if (!lease || lease.owner !== input.previousOwner || lease.expiresAt >= now) return false;
+    lease.owner = input.owner;
+    lease.expiresAt = now + leaseTtl(input.ttlMs);
+    return true;
   }
 
   async findMessage(tenant: string, messageId: string): Promise<MessageRecord | undefined> {
@@ -287,6 +347,15 @@ function newestFirst(a: DeadLetter, b: DeadLetter): number {
     if (x !== y) return x < y ? 1 : -1;
   }
   return b.seq - a.seq;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function leaseTtl(ttlMs: number): number {
+  if (!Number.isFinite(ttlMs) || ttlMs < 0) throw new RangeError(`ttlMs must be a non-negative number, got ${ttlMs}`);
+  return ttlMs;
 }
 
 function queueKey(k: { tenant: string; taskId: string; configId: string }): string {

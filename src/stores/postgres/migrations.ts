@@ -84,6 +84,22 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX push_deliveries_dead   ON {s}.push_deliveries (tenant, created_at) WHERE status = 'dead';
     `,
   },
+  {
+    version: 3,
+    name: 'execution leases',
+    // Expiry is judged by the database clock (now()), so instances with skewed clocks agree.
+    sql: `
+      CREATE TABLE {s}.leases (
+        tenant     text COLLATE "C" NOT NULL,
+        task_id    text COLLATE "C" NOT NULL,
+        owner      text COLLATE "C" NOT NULL,
+        expires_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant, task_id)
+      );
+      CREATE INDEX leases_by_expiry ON {s}.leases (expires_at);
+      CREATE INDEX leases_by_owner  ON {s}.leases (owner, expires_at);
+    `,
+  },
 ];
 
 export interface MigrationResult {

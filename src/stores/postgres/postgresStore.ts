@@ -31,6 +31,7 @@ import type {
   PushStore,
   StoredPushConfig,
 } from '../../server/stores/pushStore.js';
+import type { AcquireLease, Lease, LeaseStore } from '../../server/stores/leaseStore.js';
 import {
   DEFAULT_DEAD_LETTER_LIMIT,
   compilePg,
@@ -51,6 +52,7 @@ import {
   type SqlTime,
 } from '../contract/pushSql.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
+import { POSTGRES_LEASE_DIALECT, leaseStatements, leaseTtl, toLease, type LeaseRow } from '../contract/leaseSql.js';
 import { TERMINAL_STATES, canonicalTime, listFilter, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
 import { POSTGRES_MIGRATIONS, migratePostgres, quoteIdent, schemaVersionPg, type MigrationResult } from './migrations.js';
 
@@ -84,10 +86,11 @@ interface TaskRow {
 
 type PushQuery = CompiledSql & { name: string };
 
-export class PostgresTaskStore implements TaskStore, PushStore, ActiveTaskSource {
+export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, ActiveTaskSource {
   private closed = false;
   private readonly q: ReturnType<typeof statements>;
   private readonly push: Record<PushStatementName | 'claim', PushQuery>;
+  private readonly lease: Record<LeaseQueryName, PushQuery>;
   private readonly listSql = new Map<string, string>();
 
   readonly pool: Pool;
@@ -102,6 +105,7 @@ export class PostgresTaskStore implements TaskStore, PushStore, ActiveTaskSource
     this.ownsPool = init.ownsPool;
     this.q = statements(quoteIdent(init.schema), nameTag(init.schema));
     this.push = pushQueries(quoteIdent(init.schema), nameTag(init.schema));
+    this.lease = leaseQueries(quoteIdent(init.schema), nameTag(init.schema));
   }
 
   /** Connects, applies pending migrations (unless `migrate: false`) and returns the store. */
@@ -281,10 +285,34 @@ export class PostgresTaskStore implements TaskStore, PushStore, ActiveTaskSource
     return rows.map((r) => toDeadLetter(tenant, r));
   }
 
+  async acquireLease(input: AcquireLease): Promise<boolean> {
+    const { tenant, taskId, owner } = input;
+    return (await this.leaseRun('acquire', { tenant, taskId, owner, ttlMs: leaseTtl(input.ttlMs) })).rowCount > 0;
+  }
+
+  async renewLeases(owner: string, ttlMs: number): Promise<number> {
+    return (await this.leaseRun('renew', { owner, ttlMs: leaseTtl(ttlMs) })).rowCount;
+  }
+
+  async releaseLease(tenant: string, taskId: string, owner: string): Promise<void> {
+    await this.leaseRun('release', { tenant, taskId, owner });
+  }
+
+  /** One statement: the stale leases are deleted in a CTE beside the select of the candidates. */
+  async expiredLeases(limit: number): Promise<Lease[]> {
+    const rows = (await this.leaseRun<LeaseRow>('expired', { limit: rowLimit(limit, 'limit') })).rows;
+    return rows.map(toLease);
+  }
+
+  async takeOverLease(input: AcquireLease & { previousOwner: string }): Promise<boolean> {
+    const { tenant, taskId, owner, previousOwner } = input;
+    return (await this.leaseRun('takeOver', { tenant, taskId, owner, previousOwner, ttlMs: leaseTtl(input.ttlMs) })).rowCount > 0;
+  }
+
   /**
    * Retention: deletes terminal tasks whose status timestamp is older than `before`, with their
-   * events, message ids, push configs and deliveries, in batches; returns the number of tasks
-   * deleted.
+   * events, message ids, push configs, deliveries and lease, in batches; returns the number of
+   * tasks deleted.
    */
   async purgeTerminal(options: PurgeOptions): Promise<number> {
     const before = canonicalTime(typeof options.before === 'string' ? options.before : options.before.toISOString());
@@ -317,6 +345,12 @@ export class PostgresTaskStore implements TaskStore, PushStore, ActiveTaskSource
 
   private async pushRun<R extends QueryResultRow>(name: PushStatementName | 'claim', params: Record<string, unknown>): Promise<R[]> {
     return (await this.pool.query<R>(this.pushConfig(name, params))).rows;
+  }
+
+  private async leaseRun<R extends QueryResultRow>(name: LeaseQueryName, params: Record<string, unknown>): Promise<{ rows: R[]; rowCount: number }> {
+    const q = this.lease[name];
+    const result = await this.pool.query<R>({ name: q.name, text: q.text, values: q.bind(params) });
+    return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   }
 
   private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
@@ -443,6 +477,8 @@ function statements(s: string, tag: string) {
           DELETE FROM ${s}.push_deliveries d USING victims v WHERE d.tenant = v.tenant AND d.task_id = v.id
         ), pc AS (
           DELETE FROM ${s}.push_configs c USING victims v WHERE c.tenant = v.tenant AND c.task_id = v.id
+        ), le AS (
+          DELETE FROM ${s}.leases l USING victims v WHERE l.tenant = v.tenant AND l.task_id = v.id
         ), t AS (
           DELETE FROM ${s}.tasks t USING victims v WHERE t.tenant = v.tenant AND t.id = v.id RETURNING 1
         )
@@ -471,6 +507,28 @@ function pushQueries(s: string, tag: string): Record<PushStatementName | 'claim'
   const out = {} as Record<PushStatementName | 'claim', PushQuery>;
   for (const [name, text] of Object.entries(sql) as Array<[PushStatementName | 'claim', string]>) {
     out[name] = { ...compilePg(text), name: `a2a_push_${name}_${tag}` };
+  }
+  return out;
+}
+
+type LeaseQueryName = 'acquire' | 'renew' | 'release' | 'expired' | 'takeOver';
+
+/**
+ * The shared lease statements on the database clock, compiled to `$n`. `expired` carries the
+ * clean-up of stale leases as a CTE: one round trip.
+ */
+function leaseQueries(s: string, tag: string): Record<LeaseQueryName, PushQuery> {
+  const sql = leaseStatements({ prefix: `${s}.`, ...POSTGRES_LEASE_DIALECT });
+  const texts: Record<LeaseQueryName, string> = {
+    acquire: sql.acquire,
+    renew: sql.renew,
+    release: sql.release,
+    expired: `WITH stale AS (${sql.dropStale}) ${sql.expired}`,
+    takeOver: sql.takeOver,
+  };
+  const out = {} as Record<LeaseQueryName, PushQuery>;
+  for (const [name, text] of Object.entries(texts) as Array<[LeaseQueryName, string]>) {
+    out[name] = { ...compilePg(text), name: `a2a_lease_${name}_${tag}` };
   }
   return out;
 }

@@ -91,6 +91,22 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX push_deliveries_dead   ON push_deliveries (tenant, created_at) WHERE status = 'dead';
     `,
   },
+  {
+    version: 3,
+    name: 'execution leases',
+    // expires_at is epoch milliseconds (Date.now() of the writer: one host shares a file).
+    sql: `
+      CREATE TABLE leases (
+        tenant     TEXT    NOT NULL,
+        task_id    TEXT    NOT NULL,
+        owner      TEXT    NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant, task_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX leases_by_expiry ON leases (expires_at);
+      CREATE INDEX leases_by_owner  ON leases (owner, expires_at);
+    `,
+  },
 ];
 
 export interface MigrationResult {

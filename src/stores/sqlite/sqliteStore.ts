@@ -35,6 +35,7 @@ import type {
   PushStore,
   StoredPushConfig,
 } from '../../server/stores/pushStore.js';
+import type { AcquireLease, Lease, LeaseStore } from '../../server/stores/leaseStore.js';
 import {
   DEFAULT_DEAD_LETTER_LIMIT,
   configJson,
@@ -53,6 +54,7 @@ import {
 } from '../contract/pushSql.js';
 import { TERMINAL_STATES, canonicalTime, listFilter, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
+import { SQLITE_LEASE_DIALECT, leaseStatements, leaseTtl, toLease, type LeaseRow, type LeaseStatementName } from '../contract/leaseSql.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion, type MigrationResult } from './migrations.js';
 
 export interface SqliteStoreOptions {
@@ -101,7 +103,7 @@ interface CreateRow {
   pushConfig: StoredPushConfig | undefined;
 }
 
-export class SqliteTaskStore implements TaskStore, PushStore, ActiveTaskSource {
+export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, ActiveTaskSource {
   readonly db: Db;
   readonly migration: MigrationResult;
   private closed = false;
@@ -117,6 +119,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, ActiveTaskSource {
     enqueue: Statement<[{ tenant: string; taskId: string; first: number; last: number; now: string }]>;
   };
   private readonly push: Record<PushStatementName, Statement<unknown[]>>;
+  private readonly lease: Record<LeaseStatementName, Statement<unknown[]>>;
   private readonly listStatements = new Map<string, { page: Statement<unknown[], ListRow>; count: Statement<unknown[], { n: number }> }>();
   private readonly createTx: (row: CreateRow) => void;
   private readonly appendTx: (input: AppendInput & { claim?: MessageClaim }, eventJson: string[]) => number;
@@ -156,6 +159,8 @@ export class SqliteTaskStore implements TaskStore, PushStore, ActiveTaskSource {
       enqueue: db.prepare(ENQUEUE_SQL),
     };
     this.push = Object.fromEntries(Object.entries(pushStatements('')).map(([name, sql]) => [name, db.prepare(sql)])) as typeof this.push;
+    const leaseSql = leaseStatements({ prefix: '', ...SQLITE_LEASE_DIALECT });
+    this.lease = Object.fromEntries(Object.entries(leaseSql).map(([name, sql]) => [name, db.prepare(sql)])) as typeof this.lease;
     const enqueue = (row: { tenant: string; taskId: string; first: number; last: number }): void => {
       if (row.last >= row.first) this.stmt.enqueue.run({ ...row, now: new Date().toISOString() });
     };
@@ -317,10 +322,36 @@ export class SqliteTaskStore implements TaskStore, PushStore, ActiveTaskSource {
     return rows.map((r) => toDeadLetter(tenant, r));
   }
 
+  async acquireLease(input: AcquireLease): Promise<boolean> {
+    const { tenant, taskId, owner } = input;
+    return this.lease.acquire.run({ tenant, taskId, owner, ...leaseClock(input.ttlMs) }).changes > 0;
+  }
+
+  async renewLeases(owner: string, ttlMs: number): Promise<number> {
+    return this.lease.renew.run({ owner, ...leaseClock(ttlMs) }).changes;
+  }
+
+  async releaseLease(tenant: string, taskId: string, owner: string): Promise<void> {
+    this.lease.release.run({ tenant, taskId, owner });
+  }
+
+  async expiredLeases(limit: number): Promise<Lease[]> {
+    const n = rowLimit(limit, 'limit');
+    const now = Date.now();
+    this.lease.dropStale.run({ now });
+    if (n === 0) return [];
+    return (this.lease.expired.all({ now, limit: n }) as LeaseRow[]).map(toLease);
+  }
+
+  async takeOverLease(input: AcquireLease & { previousOwner: string }): Promise<boolean> {
+    const { tenant, taskId, owner, previousOwner } = input;
+    return this.lease.takeOver.run({ tenant, taskId, owner, previousOwner, ...leaseClock(input.ttlMs) }).changes > 0;
+  }
+
   /**
    * Retention: deletes terminal tasks whose status timestamp is older than `before`, with their
-   * events, message ids, push configs and deliveries. Returns the number of tasks deleted. Runs
-   * in small transactions.
+   * events, message ids, push configs, deliveries and lease. Returns the number of tasks
+   * deleted. Runs in small transactions.
    */
   async purgeTerminal(options: PurgeOptions): Promise<number> {
     const before = canonicalTime(typeof options.before === 'string' ? options.before : options.before.toISOString());
@@ -333,6 +364,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, ActiveTaskSource {
     const delMessages = this.db.prepare<[string, string]>('DELETE FROM messages WHERE tenant = ? AND task_id = ?');
     const delDeliveries = this.db.prepare<[string, string]>('DELETE FROM push_deliveries WHERE tenant = ? AND task_id = ?');
     const delConfigs = this.db.prepare<[string, string]>('DELETE FROM push_configs WHERE tenant = ? AND task_id = ?');
+    const delLease = this.db.prepare<[string, string]>('DELETE FROM leases WHERE tenant = ? AND task_id = ?');
     const delTask = this.db.prepare<[string, string]>(`DELETE FROM tasks WHERE tenant = ? AND id = ? AND state IN (${states})`);
     const step = this.db.transaction(() => {
       const rows = pick.all(before, batch);
@@ -341,6 +373,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, ActiveTaskSource {
         delMessages.run(r.tenant, r.id);
         delDeliveries.run(r.tenant, r.id);
         delConfigs.run(r.tenant, r.id);
+        delLease.run(r.tenant, r.id);
         delTask.run(r.tenant, r.id);
       }
       return rows.length;
@@ -437,6 +470,12 @@ function filterParams(tenant: string, filter: ListFilter): string[] {
 
 function cursorParams(filter: ListFilter): string[] {
   return filter.after ? [filter.after.timestamp, filter.after.timestamp, filter.after.id] : [];
+}
+
+/** `@now` and `@expires` of the lease statements: epoch milliseconds of this host's clock. */
+function leaseClock(ttlMs: number): { now: number; expires: number } {
+  const now = Date.now();
+  return { now, expires: now + Math.ceil(leaseTtl(ttlMs)) };
 }
 
 function processAlive(pid: number): boolean {

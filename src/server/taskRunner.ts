@@ -1,0 +1,104 @@
+/**
+ * Where agent runs happen: one run per task at a time (a follow-up waits for the previous run),
+ * cancel handles per task, graceful drain, and — when instances share the store — the execution
+ * lease around each run, a cancel written by another instance aborting the run here, and takeover
+ * of tasks whose instance died.
+ */
+import type { EventBus } from './eventBus.js';
+import type { Execution } from './execution.js';
+import type { LazyAbort } from './lazyAbort.js';
+import { LeaseKeeper, type LeaseOptions } from './leases.js';
+import type { Lease } from './stores/leaseStore.js';
+
+interface Running {
+  aborts: Set<LazyAbort>;
+  done: Promise<unknown>;
+}
+
+export interface TaskRunnerOptions {
+  bus: EventBus;
+  leases?: LeaseOptions | undefined;
+  /** A task whose instance died, leased to this instance now. */
+  takeOver: (lease: Lease) => Promise<void>;
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+export class TaskRunner {
+  readonly leases: LeaseKeeper | undefined;
+  private readonly running = new Map<string, Running>();
+  private shuttingDown = false;
+
+  constructor(private readonly options: TaskRunnerOptions) {
+    this.leases = options.leases ? new LeaseKeeper(options.leases, { takeOver: options.takeOver, onError: options.onError }) : undefined;
+    this.leases?.start();
+  }
+
+  /** Queues `execution` behind the task's current run; `abort` cancels it. Resolves when it ran. */
+  schedule(target: { tenant: string; taskId: string; execution: Execution; abort: LazyAbort }): Promise<unknown> {
+    const key = keyOf(target.tenant, target.taskId);
+    const entry = this.running.get(key) ?? { aborts: new Set<LazyAbort>(), done: Promise.resolve() };
+    entry.aborts.add(target.abort);
+    const done = entry.done
+      .then(() => this.run(target))
+      .finally(() => {
+        entry.aborts.delete(target.abort);
+        if (entry.done === done) this.running.delete(key);
+      });
+    entry.done = done;
+    this.running.set(key, entry);
+    return done;
+  }
+
+  /** Resolves when the task's queued runs have finished (immediately when none). */
+  async idle(tenant: string, taskId: string): Promise<void> {
+    await this.running.get(keyOf(tenant, taskId))?.done;
+  }
+
+  /** Stops the task's current and queued runs (their writes after a cancel are dropped anyway). */
+  abort(tenant: string, taskId: string): void {
+    for (const abort of this.running.get(keyOf(tenant, taskId))?.aborts ?? []) abort.abort();
+  }
+
+  /** Waits for running executions, aborting them after `timeoutMs`; then hands leases over (R24). */
+  async drain(timeoutMs: number): Promise<void> {
+    this.shuttingDown = true;
+    const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
+    const timer = setTimeout(() => {
+      for (const r of this.running.values()) for (const abort of r.aborts) abort.abort();
+    }, timeoutMs);
+    await all;
+    clearTimeout(timer);
+    // Leases of runs cut short expire now: another instance takes those tasks over.
+    await this.leases?.stop();
+  }
+
+  /**
+   * Runs the agent, holding the task's lease when instances share the store: it waits for a run
+   * on another instance to finish, and a cancel written elsewhere aborts it here.
+   */
+  private async run(target: { tenant: string; taskId: string; execution: Execution; abort: LazyAbort }): Promise<void> {
+    const { tenant, taskId, execution } = target;
+    const leases = this.leases;
+    if (!leases) return execution.run();
+    try {
+      await leases.acquire(tenant, taskId);
+    } catch (error) {
+      execution.refuse(error);
+      return;
+    }
+    const stop = this.options.bus.subscribe(tenant, taskId, (events) => {
+      if (events.some((e) => 'statusUpdate' in e.event && e.event.statusUpdate.status.state === 'TASK_STATE_CANCELED')) target.abort.abort();
+    });
+    try {
+      await execution.run();
+    } finally {
+      stop();
+      // On shutdown the lease is kept, and expired by leases.stop(), so another instance takes over.
+      if (!this.shuttingDown) await leases.release(tenant, taskId).catch((error: unknown) => this.options.onError?.(error));
+    }
+  }
+}
+
+function keyOf(tenant: string, taskId: string): string {
+  return `${tenant}\u0000${taskId}`;
+}

@@ -1,0 +1,147 @@
+/**
+ * Execution leases across instances, in one process: two request handlers ("instances" A and B)
+ * share one store and one bus, as two servers share PostgreSQL and its NOTIFY bus. R2 (several
+ * instances): a task whose instance stops renewing is taken over by the other — FAILED with a
+ * reason, or re-run when the agent is resumable; R24: a draining instance hands its tasks over at
+ * once; a cancel made on B stops the run on A. (Multi-process versions: test/scaleout.)
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { A2ARequestHandler, INSTANCE_STOPPED_MESSAGE, type CallContext } from '../../src/server/requestHandler.js';
+import { LocalEventBus } from '../../src/server/eventBus.js';
+import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
+import type { AgentExecutor } from '../../src/server/agentExecutor.js';
+import type { LeaseStore } from '../../src/server/stores/leaseStore.js';
+import type { AgentCard, Task } from '../../src/protocol/types.js';
+import { eventually } from '../support/assertions.js';
+
+const ctx: CallContext = { protocolVersion: '1.0', requestedExtensions: [] };
+const card: AgentCard = {
+  name: 'lease test',
+  description: 'd',
+  version: '1',
+  supportedInterfaces: [{ url: 'http://localhost/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: { streaming: true },
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [],
+};
+const TTL = 150;
+
+/** Works until aborted (or 10 s); on a re-run (ctx.task set) completes at once. */
+function slowAgent(log: string[]): AgentExecutor {
+  return {
+    async execute(c, task) {
+      if (c.task && c.task.status.state === 'TASK_STATE_WORKING') {
+        log.push('resumed');
+        await task.complete('finished after takeover');
+        return;
+      }
+      await task.startWork('working');
+      log.push('started');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 10_000);
+        c.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          log.push('aborted');
+          resolve();
+        });
+      });
+    },
+  };
+}
+
+/** The store as a dead instance uses it: it took its lease, then never renews nor sweeps again. */
+function deadAfterAcquire(store: MemoryTaskStore): LeaseStore {
+  return {
+    acquireLease: (i) => store.acquireLease(i),
+    renewLeases: async () => 0,
+    releaseLease: async () => undefined,
+    expiredLeases: async () => [],
+    takeOverLease: async () => false,
+  };
+}
+
+function instances(options: { resumable?: boolean; aliveA?: boolean } = {}) {
+  const store = new MemoryTaskStore();
+  const bus = new LocalEventBus();
+  const logA: string[] = [];
+  const logB: string[] = [];
+  const a = new A2ARequestHandler({
+    agentCard: card,
+    executor: slowAgent(logA),
+    store,
+    bus,
+    leases: { owner: 'A', ttlMs: TTL, ...(options.aliveA === false ? { store: deadAfterAcquire(store) } : {}) },
+  });
+  const b = new A2ARequestHandler({
+    agentCard: card,
+    executor: slowAgent(logB),
+    store,
+    bus,
+    leases: { owner: 'B', ttlMs: TTL },
+    resumable: options.resumable === true,
+  });
+  return { store, a, b, logA, logB };
+}
+
+async function startOnA(a: A2ARequestHandler): Promise<string> {
+  const res = await a.unary('sendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'work' }] }, configuration: { returnImmediately: true } }, ctx);
+  assert.ok('task' in res);
+  return res.task.id;
+}
+
+async function stateOn(h: A2ARequestHandler, id: string): Promise<Task> {
+  return h.unary('getTask', { id }, ctx);
+}
+
+test('R2 (two instances): the task of an instance that stopped renewing is FAILED by the other, with a reason', async () => {
+  const { a, b, logA } = instances({ aliveA: false });
+  const id = await startOnA(a);
+  await eventually(async () => (logA.includes('started') ? true : undefined), 'A to start');
+  const failed = await eventually(async () => {
+    const t = await stateOn(b, id);
+    return t.status.state === 'TASK_STATE_FAILED' ? t : undefined;
+  }, 'B to take the task over');
+  const text = failed.status.message?.parts.map((p) => ('text' in p ? p.text : '')).join('');
+  assert.equal(text, INSTANCE_STOPPED_MESSAGE);
+  await Promise.all([a.drain(0), b.drain(0)]);
+});
+
+test('R2 (two instances): a resumable agent is run again on the instance that took over', async () => {
+  const { a, b, logA, logB } = instances({ aliveA: false, resumable: true });
+  const id = await startOnA(a);
+  await eventually(async () => (logA.includes('started') ? true : undefined), 'A to start');
+  await eventually(async () => ((await stateOn(b, id)).status.state === 'TASK_STATE_COMPLETED' ? true : undefined), 'B to finish the task');
+  assert.deepEqual(logB, ['resumed']);
+  await Promise.all([a.drain(0), b.drain(0)]);
+});
+
+test('a live instance keeps its task: renewals stop the other from taking it over', async () => {
+  const { a, b, logA } = instances();
+  const id = await startOnA(a);
+  await eventually(async () => (logA.includes('started') ? true : undefined), 'A to start');
+  await new Promise((resolve) => setTimeout(resolve, TTL * 4));
+  assert.equal((await stateOn(b, id)).status.state, 'TASK_STATE_WORKING');
+  await b.unary('cancelTask', { id }, ctx);
+  await Promise.all([a.drain(1000), b.drain(0)]);
+});
+
+test('a cancel made on B aborts the run on A', async () => {
+  const { a, b, logA } = instances();
+  const id = await startOnA(a);
+  await eventually(async () => (logA.includes('started') ? true : undefined), 'A to start');
+  const canceled = await b.unary('cancelTask', { id }, ctx);
+  assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+  await eventually(async () => (logA.includes('aborted') ? true : undefined), "A's run to be aborted", 2000);
+  await Promise.all([a.drain(0), b.drain(0)]);
+});
+
+test('R24 a draining instance hands its unfinished task over at once (no TTL wait)', async () => {
+  const { a, b, logA } = instances();
+  const id = await startOnA(a);
+  await eventually(async () => (logA.includes('started') ? true : undefined), 'A to start');
+  await a.drain(0);
+  await eventually(async () => ((await stateOn(b, id)).status.state === 'TASK_STATE_FAILED' ? true : undefined), 'B to take over', TTL * 4);
+  await b.drain(0);
+});
