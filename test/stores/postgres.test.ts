@@ -11,6 +11,7 @@ import { makeTask, purgeScenario, runStoreContract } from './contract.js';
 import { pgTestDatabase } from './pgSetup.js';
 import { pushStatements } from '../../src/stores/contract/pushSql.js';
 import { migrateStore, openStore } from '../../src/stores/contract/openStore.js';
+import { assertUpgradedFromV2 } from './upgradeChecks.js';
 
 const db = await pgTestDatabase();
 const skip = typeof db === 'string' ? db : undefined;
@@ -220,16 +221,7 @@ describe('postgres push store', skip ? { skip } : {}, () => {
       try {
         assert.equal(store.migration.from, 2);
         assert.deepEqual(store.migration.applied, POSTGRES_MIGRATIONS.slice(2).map((m) => m.version));
-        assert.deepEqual((await store.get('', 'old'))?.task, task);
-        assert.equal((await store.getPushConfig('', 'old', 'c'))?.url, 'https://hooks.example/');
-        assert.equal(await store.acquireLease({ tenant: '', taskId: 'old', owner: 'A', ttlMs: 1 }), true);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        assert.deepEqual(
-          (await store.expiredLeases(10)).map((l) => [l.taskId, l.owner]),
-          [['old', 'A']],
-        );
-        assert.equal(await store.takeOverLease({ tenant: '', taskId: 'old', owner: 'B', previousOwner: 'A', ttlMs: 60_000 }), true);
-        assert.equal(await store.purgeTerminal({ before: new Date('2100-01-01') }), 0);
+        await assertUpgradedFromV2(store, task);
       } finally {
         await store.close();
       }

@@ -14,6 +14,7 @@ import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion } from '../../src/store
 import { makeTask, purgeScenario, runStoreContract } from './contract.js';
 import { pushStatements } from '../../src/stores/contract/pushSql.js';
 import { SQLITE_LEASE_DIALECT, leaseStatements } from '../../src/stores/contract/leaseSql.js';
+import { assertUpgradedFromV2 } from './upgradeChecks.js';
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'a2a-sqlite-'));
@@ -253,16 +254,7 @@ test('sqlite: a version-2 file upgrades to the lease schema with its tasks and p
     try {
       assert.equal(store.migration.from, 2);
       assert.deepEqual(store.migration.applied, SQLITE_MIGRATIONS.slice(2).map((m) => m.version));
-      assert.deepEqual((await store.get('', 'old'))?.task, task);
-      assert.equal((await store.getPushConfig('', 'old', 'c'))?.url, 'https://hooks.example/');
-      assert.equal(await store.acquireLease({ tenant: '', taskId: 'old', owner: 'A', ttlMs: 1 }), true);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      assert.deepEqual(
-        (await store.expiredLeases(10)).map((l) => [l.taskId, l.owner]),
-        [['old', 'A']],
-      );
-      assert.equal(await store.takeOverLease({ tenant: '', taskId: 'old', owner: 'B', previousOwner: 'A', ttlMs: 60_000 }), true);
-      assert.equal(await store.purgeTerminal({ before: new Date('2100-01-01') }), 0);
+      await assertUpgradedFromV2(store, task);
     } finally {
       await store.close();
     }
