@@ -106,39 +106,50 @@ export async function serveCommand(argv: string[]): Promise<number> {
     if (error instanceof StoreSpecError) throw new UsageError(error.message);
     throw error;
   }
-  // R2 (single instance): tasks a crash left running get a definite state before we serve.
-  if (opened.spec.kind !== 'postgres' || values['recover-interrupted']) {
-    const { recovered, skipped } = await opened.recover();
-    if (skipped) console.error(`a2a serve: not recovering interrupted tasks: ${skipped}`);
-    else if (recovered.length > 0) console.error(`a2a serve: marked ${recovered.length} interrupted task(s) FAILED`);
-  }
-  // Several instances on one PostgreSQL: streams follow tasks written by any of them.
-  const bus = opened.openBus ? await opened.openBus((e) => console.error('a2a serve: event bus error:', e instanceof Error ? e.message : e)) : undefined;
-  const retention =
-    retentionDays !== undefined && opened.purge
-      ? startRetention({
-          purge: opened.purge,
-          maxAgeMs: retentionDays * 86_400_000,
-          onError: (e) => console.error('a2a serve: retention purge failed:', e instanceof Error ? e.message : e),
-        })
-      : undefined;
+  let bus: Awaited<ReturnType<NonNullable<OpenedStore['openBus']>>> | undefined;
+  let retention: ReturnType<typeof startRetention> | undefined;
+  let running: Awaited<ReturnType<typeof serveAgent>>;
+  try {
+    // R2 (single instance): tasks a crash left running get a definite state before we serve.
+    if (opened.spec.kind !== 'postgres' || values['recover-interrupted']) {
+      const { recovered, skipped } = await opened.recover();
+      if (skipped) console.error(`a2a serve: not recovering interrupted tasks: ${skipped}`);
+      else if (recovered.length > 0) console.error(`a2a serve: marked ${recovered.length} interrupted task(s) FAILED`);
+    }
+    // Several instances on one PostgreSQL: streams follow tasks written by any of them.
+    bus = opened.openBus ? await opened.openBus((e) => console.error('a2a serve: event bus error:', e instanceof Error ? e.message : e)) : undefined;
+    retention =
+      retentionDays !== undefined && opened.purge
+        ? startRetention({
+            purge: opened.purge,
+            maxAgeMs: retentionDays * 86_400_000,
+            onError: (e) => console.error('a2a serve: retention purge failed:', e instanceof Error ? e.message : e),
+          })
+        : undefined;
 
-  const running = await serveAgent({
-    agent,
-    port,
-    host: values.host,
-    ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
-    ...(tls ? { tls } : {}),
-    ...(grpcPort !== undefined ? { grpc: { port: grpcPort } } : {}),
-    onError: (e) => console.error('a2a serve: internal error:', e),
-    handler: {
-      store: opened.store,
-      ...(bus ? { bus, leases: { ...(leaseTtlMs ? { ttlMs: leaseTtlMs } : {}) } } : {}),
-      push,
-      ...(maxBody ? { maxBodyBytes: maxBody } : {}),
-      onError: (e) => console.error('a2a serve: agent error:', e instanceof Error ? e.message : e),
-    },
-  });
+    running = await serveAgent({
+      agent,
+      port,
+      host: values.host,
+      ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
+      ...(tls ? { tls } : {}),
+      ...(grpcPort !== undefined ? { grpc: { port: grpcPort } } : {}),
+      onError: (e) => console.error('a2a serve: internal error:', e),
+      handler: {
+        store: opened.store,
+        ...(bus ? { bus, leases: { ...(leaseTtlMs ? { ttlMs: leaseTtlMs } : {}) } } : {}),
+        push,
+        ...(maxBody ? { maxBodyBytes: maxBody } : {}),
+        onError: (e) => console.error('a2a serve: agent error:', e instanceof Error ? e.message : e),
+      },
+    });
+  } catch (error) {
+    // Nothing may keep the process alive after a failed start (PostgreSQL pools, LISTEN connection).
+    retention?.stop();
+    await bus?.close().catch(() => undefined);
+    await opened.close().catch(() => undefined);
+    throw error;
+  }
   const card = running.agentCard;
   const baseUrl = running.baseUrl;
   const out = {
