@@ -9,6 +9,7 @@
  *     },
  *   };
  */
+import type { Principal } from '../auth/principal.js';
 import type { Message, SendMessageRequest, Task } from '../protocol/types.js';
 import type { TaskUpdater } from './taskUpdater.js';
 
@@ -28,6 +29,8 @@ export interface RequestContext {
   readonly extensions: readonly string[];
   /** The negotiated protocol version. */
   readonly protocolVersion: string;
+  /** The authenticated caller, when the server enforces the card's security schemes. */
+  readonly principal?: Principal;
   /** Aborted when the task is canceled or the server shuts down. */
   readonly signal: AbortSignal;
 }

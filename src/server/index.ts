@@ -14,3 +14,4 @@ export { AGENT_CARD_PATH } from './agentCardRoute.js';
 export type { HttpRequest, HttpResponse, HttpHandler } from './http/httpTypes.js';
 export { defineAgent, withInterfaces } from './agentDefinition.js';
 export type { AgentDefinition, AgentCardBase, InterfaceUrls } from './agentDefinition.js';
+export type { Principal } from '../auth/principal.js';

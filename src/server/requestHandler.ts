@@ -50,6 +50,7 @@ import { readTaskStream, type StreamItem } from './taskStream.js';
 import { TaskWriter } from './taskWriter.js';
 import type { PushOptions, PushRuntime } from '../push/pushOptions.js';
 import type { StoredPushConfig } from './stores/pushStore.js';
+import type { Principal } from '../auth/principal.js';
 import type { LeaseKeeper, LeaseOptions } from './leases.js';
 import { TaskRunner } from './taskRunner.js';
 import { isLeaseStore, type Lease, type LeaseStore } from './stores/leaseStore.js';
@@ -64,6 +65,8 @@ export interface CallContext {
   signal?: AbortSignal;
   /** SSE Last-Event-ID: resume a task stream after this sequence number (R7). */
   lastEventId?: number;
+  /** The authenticated caller, when the server enforces the card's security schemes (issue 8). */
+  principal?: Principal;
 }
 
 export interface RequestHandlerOptions {
@@ -404,6 +407,7 @@ export class A2ARequestHandler {
         tenant,
         extensions: ctx.requestedExtensions.length === 0 ? [] : activatedExtensions(this.agentCard, ctx.requestedExtensions),
         protocolVersion: ctx.protocolVersion,
+        ...(ctx.principal ? { principal: ctx.principal } : {}),
       },
     });
     // One executor per task at a time: a follow-up waits for the previous run to finish.
