@@ -26,25 +26,54 @@ export function sseEvent(data: string, id?: number): string {
 
 export async function* sseBody(items: AsyncIterable<StreamItem>, options: SseOptions): AsyncGenerator<string> {
   const iterator = items[Symbol.asyncIterator]();
-  let pending: Promise<IteratorResult<StreamItem>> | undefined;
+  // The next item, a failure, or a heartbeat wakes the loop. Each next() gets one handler and each
+  // wait a fresh promise, so nothing accumulates on a long-lived promise (no Promise.race: its
+  // reactions on an unsettled heartbeat promise would grow with every event).
+  let ready: IteratorResult<StreamItem> | undefined;
+  let failure: { error: unknown } | undefined;
+  let inFlight = false;
+  let beat = false;
+  let wake: (() => void) | undefined;
+  const signal = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const onItem = (r: IteratorResult<StreamItem>) => {
+    inFlight = false;
+    ready = r;
+    signal();
+  };
+  const onError = (error: unknown) => {
+    inFlight = false;
+    failure = { error };
+    signal();
+  };
   // One timer per stream, pushed back after every event (cheaper than a timer per event).
-  let beat!: () => void;
-  let heartbeat = new Promise<'heartbeat'>((resolve) => (beat = () => resolve('heartbeat')));
-  const timer = setTimeout(() => beat(), options.heartbeatMs);
+  const timer = setTimeout(() => {
+    beat = true;
+    signal();
+  }, options.heartbeatMs);
   try {
     for (;;) {
-      pending ??= iterator.next();
-      const result = await Promise.race([pending, heartbeat]);
-      if (result === 'heartbeat') {
-        heartbeat = new Promise<'heartbeat'>((resolve) => (beat = () => resolve('heartbeat')));
+      if (!inFlight && !ready) {
+        inFlight = true;
+        iterator.next().then(onItem, onError);
+      }
+      if (!ready && !failure && !beat) await new Promise<void>((resolve) => (wake = resolve));
+      if (failure) throw failure.error;
+      const result = ready;
+      if (result) {
+        ready = undefined;
+        if (result.done) return;
+        beat = false;
+        timer.refresh();
+        yield sseEvent(options.data(result.value), result.value.seq);
+      } else if (beat) {
+        beat = false;
         timer.refresh();
         yield ': keep-alive\n\n';
-        continue;
       }
-      pending = undefined;
-      if (result.done) return;
-      timer.refresh();
-      yield sseEvent(options.data(result.value), result.value.seq);
     }
   } catch (error) {
     // `event: error` marks it for clients that dispatch on event type (the official SDK does).
