@@ -39,6 +39,9 @@ export class PostgresEventBus implements EventBus {
   private readonly instance = randomUUID();
   private readonly channel: string;
   private client: pg.Client | undefined;
+  /** Announcements waiting for the NOTIFY in flight: sent together in the next one (one query at a time). */
+  private queued: string[] = [];
+  private sending = false;
 
   constructor(private readonly options: PostgresEventBusOptions) {
     this.channel = (options.channel ?? 'a2a_events').replace(/[^a-zA-Z0-9_]/g, '_').slice(0, 63);
@@ -67,7 +70,25 @@ export class PostgresEventBus implements EventBus {
     if (!first || !last || !this.client) return;
     const payload = JSON.stringify({ i: this.instance, t: tenant, k: taskId, f: first.seq, l: last.seq } satisfies Announcement);
     if (payload.length > MAX_PAYLOAD) return;
-    this.client.query('SELECT pg_notify($1, $2)', [this.channel, payload]).catch((error: unknown) => this.options.onError?.(error));
+    this.queued.push(payload);
+    if (!this.sending) void this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    this.sending = true;
+    try {
+      while (this.queued.length > 0 && this.client) {
+        const batch = this.queued;
+        this.queued = [];
+        try {
+          await this.client.query('SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p', [this.channel, batch]);
+        } catch (error) {
+          this.options.onError?.(error);
+        }
+      }
+    } finally {
+      this.sending = false;
+    }
   }
 
   private async onAnnouncement(payload: string): Promise<void> {
