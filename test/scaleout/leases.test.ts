@@ -157,3 +157,34 @@ test('CancelTask on B stops the agent running on A (its signal aborts) and A shu
     log.remove();
   }
 });
+
+test('R24 SIGTERM hands unfinished runs over at once: another instance resumes them without waiting for the lease TTL', { timeout: 60_000, ...suite.skip }, async (t) => {
+  const log = journal();
+  const ttl = 8000;
+  try {
+    await suite.withCluster(
+      { size: 2, args: ['--lease-ttl-ms', String(ttl), '--agent', RESUMABLE_AGENT], env: { A2A_SCALEOUT_JOURNAL: log.file }, stopGraceMs: 20_000 },
+      async ({ nodes }) => {
+        const [a, b] = nodes as [ClusterNode, ClusterNode];
+        const ids: string[] = [];
+        for (let i = 0; i < 4; i++) ids.push(ok(await a.jsonRpc.call('sendMessage', send('work 60000', {}, { returnImmediately: true }))).task.id);
+        await eventually(async () => (log.read().filter((e) => e.event === 'start' && e.pid === a.pid).length === ids.length ? true : undefined), 'every run started on A');
+        // SIGTERM: A finishes what it can within its shutdown deadline, then cuts the runs short and expires their leases.
+        assert.equal(await a.stop(20_000), true, 'A exits on SIGTERM');
+        const exitedAt = Date.now();
+        await eventually(
+          async () => (ids.every((id) => log.read().some((e) => e.event === 'start' && e.pid === b.pid && e.taskId === id && e.resumed)) ? true : undefined),
+          'B to resume every run',
+          ttl,
+        );
+        const after = Date.now() - exitedAt;
+        t.diagnostic(`B resumed all ${ids.length} runs ${after} ms after A exited (lease TTL ${ttl} ms)`);
+        // Without the handover B would wait for the TTL to pass (and a sweep) before taking them over.
+        assert.ok(after < ttl, `taken over in ${after} ms, before the ${ttl} ms TTL`);
+        for (const id of ids) assert.equal(ok(await b.jsonRpc.call('cancelTask', { id })).status.state, 'TASK_STATE_CANCELED');
+      },
+    );
+  } finally {
+    log.remove();
+  }
+});
