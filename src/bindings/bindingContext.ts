@@ -2,6 +2,7 @@
  * What the HTTP bindings share: the request handler, limits, how service parameters become a
  * CallContext (identical negotiation on every binding, R20), and error reporting.
  */
+import type { Authenticator } from '../auth/authConfig.js';
 import { A2AError, toA2AError } from '../protocol/errors.js';
 import {
   EXTENSIONS_HEADER,
@@ -25,17 +26,21 @@ export class BindingContext {
   readonly limits: BindingLimits;
   private readonly supportedVersions: readonly string[];
   private readonly onError: ((error: unknown) => void) | undefined;
+  /** Enforces the card's security requirements (issue 8); absent when nothing is enforced. */
+  readonly authenticator: Authenticator | undefined;
 
   constructor(options: {
     handler: A2ARequestHandler;
     limits: BindingLimits;
     supportedVersions: readonly string[];
     onError?: ((error: unknown) => void) | undefined;
+    authenticator?: Authenticator | undefined;
   }) {
     this.handler = options.handler;
     this.limits = options.limits;
     this.supportedVersions = options.supportedVersions;
     this.onError = options.onError;
+    this.authenticator = options.authenticator;
   }
 
   get card(): AgentCard {
@@ -57,6 +62,25 @@ export class BindingContext {
     const lastEventId = req.header('last-event-id');
     if (lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId.trim())) ctx.lastEventId = Number(lastEventId.trim());
     return ctx;
+  }
+
+  /**
+   * SEC-02: checks the request's credentials (headers, query, TLS client certificate) against
+   * the card's requirements for `operation` and puts the caller into `ctx.principal`. Throws
+   * AuthError (401/403 with WWW-Authenticate) before the request handler sees the call.
+   */
+  async authenticate(req: HttpRequest, ctx: CallContext, operation: string): Promise<void> {
+    if (!this.authenticator) return;
+    const principal = await this.authenticator.authenticate({
+      header: (name) => req.header(name),
+      // Parsed only when an API key travels in the query.
+      get query() {
+        return req.query;
+      },
+      peerCertificate: req.peerCertificate,
+      operation,
+    });
+    if (principal) ctx.principal = principal;
   }
 
   responseHeaders(ctx: CallContext): Record<string, string> {

@@ -233,7 +233,11 @@ export function httpOptions(cli: Cli, flags: ClientFlags): { headers: Record<str
 /** The client for the agent at `url`, set up from the connection flags. */
 export async function connect(cli: Cli, url: string, flags: ClientFlags): Promise<A2AClient> {
   const href = agentUrl(url);
-  const options: ClientOptions = { cardCache: false };
+  const options: ClientOptions = {
+    cardCache: false,
+    // A signed card's `jku` key set is fetched through the SSRF guard (loaded only when needed).
+    cardVerification: { fetchJwks: async (jwksUrl, init) => (await import('../signing/node.js')).guardedJwksFetcher()(jwksUrl, init) },
+  };
   const { headers, fetch, log } = httpOptions(cli, flags);
   if (Object.keys(headers).length) options.headers = headers;
   if (fetch) options.fetch = fetch;

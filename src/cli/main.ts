@@ -6,6 +6,7 @@ const HELP = `Usage: a2a <command> [options]
 Run an agent:
   serve       run an agent (JSON-RPC + HTTP+JSON + Agent Card)
   db          storage maintenance: schema migrations, purging old tasks
+  keys        signing keys for Agent Cards: a2a keys generate
 
 Call an agent:
   card        show an agent's Agent Card
@@ -23,7 +24,7 @@ Receive:
 
 Run "a2a <command> --help" for the options and examples of a command.
 Exit codes: 0 ok, 2 usage, 3 error from the agent, 4 network or client error,
-5 task FAILED, REJECTED or CANCELED (see docs/cli.md).
+5 task FAILED, REJECTED or CANCELED, 6 card signature not verified (see docs/cli.md).
 
 Examples:
   a2a serve                                    the demo agent on http://localhost:8080
@@ -48,6 +49,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   db: async () => {
     const m = await import('./commands/db.js');
     return { run: m.dbCommand, help: m.dbHelp };
+  },
+  keys: async () => {
+    const m = await import('./commands/keys.js');
+    return { run: m.keysCommand, help: m.keysHelp };
   },
   card: async () => {
     const m = await import('./commands/card.js');

@@ -2,10 +2,15 @@
  * Agent Card discovery (CARD-02) with HTTP caching (CACHE-04/05): an in-memory cache keyed by
  * card URL that honours Cache-Control (max-age, Age, no-cache, no-store) and revalidates
  * stale entries with If-None-Match / If-Modified-Since, keeping the cached card on 304.
+ *
+ * Signed cards (SIGN-07/08) are verified before they are used or cached: by default when they
+ * carry signatures (the verifier, ../signing/cardSignature.ts, is loaded only then), or always
+ * with `verifyCardSignatures: 'require'`.
  */
 import { PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
-import { A2AClientError } from './errors.js';
+import type { CardVerification, VerifyCardOptions } from '../signing/cardSignature.js';
+import { A2AClientError, CardVerificationError } from './errors.js';
 import { isObject, send } from './http.js';
 import type { FetchLike } from './transport.js';
 
@@ -13,6 +18,8 @@ export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
 
 interface CacheEntry {
   card: AgentCard;
+  /** The card's signature verified when it was fetched. */
+  verified?: boolean;
   etag?: string;
   lastModified?: string;
   /** Fresh until this time (ms since epoch); revalidated after. */
@@ -77,12 +84,61 @@ function freshUntil(headers: Headers): number | undefined {
   return Date.now() + (Number(maxAge[1]) - age) * 1000;
 }
 
+/**
+ * Signature checks of fetched cards: `if-present` (default) verifies signed cards and accepts
+ * unsigned ones; `require` also refuses unsigned cards; `off` skips verification.
+ */
+export type CardSignatureMode = 'if-present' | 'require' | 'off';
+
+/** Where the keys come from and which algorithms are accepted (see verifyAgentCard). */
+export type CardVerificationOptions = Omit<VerifyCardOptions, 'requireSignature' | 'signal'>;
+
 export interface ResolveCardOptions {
   fetch?: FetchLike;
   /** `false` disables caching. Default: a cache shared by the process. */
   cache?: CardCache | false;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** Default `if-present`. */
+  verifyCardSignatures?: CardSignatureMode;
+  /** Keys (`jwks`, `keys`), `fetchJwks`, `allowedAlgs`... Without keys, the `jku` of the signature is followed (https only). */
+  cardVerification?: CardVerificationOptions;
+  /** Called with the outcome of each verification (not for cards served from the cache). */
+  onCardVerified?: (result: CardVerification) => void;
+}
+
+/**
+ * Verifies `card` as `options` say. A signed card whose key cannot be found anywhere (no JWKS
+ * configured, no `jku`) passes in `if-present` mode — its signature proves nothing without a
+ * key — and fails in `require` mode; every other failure rejects the card.
+ */
+export async function checkCardSignature(card: AgentCard, options: ResolveCardOptions, source: string): Promise<boolean> {
+  const mode = options.verifyCardSignatures ?? 'if-present';
+  if (mode === 'off') return false;
+  const signed = Array.isArray(card.signatures) && card.signatures.length > 0;
+  if (!signed && mode === 'if-present') return false;
+  // Loaded on use: bundlers split the verifier off, so unsigned agents never load it.
+  const { verifyAgentCard, CardSignatureError } = await import('../signing/cardSignature.js');
+  try {
+    const result = await verifyAgentCard(card, {
+      ...options.cardVerification,
+      requireSignature: mode === 'require',
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    options.onCardVerified?.(result);
+    return result.verified;
+  } catch (error) {
+    if (!CardSignatureError.is(error)) throw error;
+    if (error.reason === 'no-key-source' && mode === 'if-present') {
+      options.onCardVerified?.({ verified: false, reason: error.reason });
+      return false;
+    }
+    throw new CardVerificationError(`${source} failed signature verification (${error.reason}): ${error.message}`, {
+      reason: error.reason,
+      kid: error.kid,
+      cause: error,
+    });
+  }
 }
 
 /** Fetches (or revalidates) the agent card at `agentUrl` (see cardUrlFor). */
@@ -90,7 +146,11 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   const url = cardUrlFor(agentUrl);
   const cache = options.cache === false ? undefined : (options.cache ?? defaultCardCache);
   const cached = cache?.get(url);
-  if (cached && Date.now() < cached.freshUntil) return cached.card;
+  if (cached && Date.now() < cached.freshUntil) {
+    // Cached by a resolution that did not verify (another mode): verify now.
+    if (!cached.verified) cached.verified = await checkCardSignature(cached.card, options, `The agent card at ${url}`);
+    return cached.card;
+  }
   const headers = new Headers({ accept: 'application/json', [VERSION_HEADER]: PROTOCOL_VERSION, ...options.headers });
   if (cached?.etag) headers.set('if-none-match', cached.etag);
   if (cached?.lastModified) headers.set('if-modified-since', cached.lastModified);
@@ -100,6 +160,7 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const res = await send(fetch, url, { headers, ...(options.signal ? { signal: options.signal } : {}) });
   if (res.status === 304 && cached) {
+    if (!cached.verified) cached.verified = await checkCardSignature(cached.card, options, `The agent card at ${url}`);
     const until = freshUntil(res.headers);
     if (until === undefined) cache?.delete(url);
     else cached.freshUntil = until;
@@ -113,9 +174,10 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
     throw new A2AClientError('BAD_CARD', `The agent card at ${url} is not JSON`, { cause: error, status: res.status });
   }
   const card = checkCard(body, `The agent card at ${url}`);
+  const verified = await checkCardSignature(card, options, `The agent card at ${url}`);
   const until = freshUntil(res.headers);
   if (cache && until !== undefined) {
-    const entry: CacheEntry = { card, freshUntil: until };
+    const entry: CacheEntry = { card, freshUntil: until, verified };
     const etag = res.headers.get('etag');
     const lastModified = res.headers.get('last-modified');
     if (etag) entry.etag = etag;

@@ -19,7 +19,7 @@ import type {
   TaskPushNotificationConfig,
   UnaryOperationName,
 } from '../protocol/types.js';
-import { checkCard, resolveCard, type CardCache } from './cardResolver.js';
+import { checkCard, resolveCard, type CardCache, type CardSignatureMode, type CardVerificationOptions } from './cardResolver.js';
 import { responseInfo } from './errors.js';
 import type { AuthProvider, CallResult, ClientCall, Interceptor } from './interceptors.js';
 import { jsonRpcTransport } from './jsonrpcTransport.js';
@@ -57,6 +57,10 @@ export interface ClientOptions {
   resume?: ResumeOptions | false;
   /** Card cache (default: shared in-memory cache); `false` fetches every time. */
   cardCache?: CardCache | false;
+  /** Signature checks of the fetched card: `if-present` (default), `require` or `off` (docs/signing.md). */
+  verifyCardSignatures?: CardSignatureMode;
+  /** Keys and algorithms for those checks (`jwks`, `keys`, `fetchJwks`, `allowedAlgs`). */
+  cardVerification?: CardVerificationOptions;
   /** Aborts card resolution. */
   signal?: AbortSignal;
 }
@@ -92,6 +96,8 @@ async function fetchCard(source: string | URL, options: ClientOptions & { fetch:
       signal: deadline.signal,
       ...(options.cardCache === undefined ? {} : { cache: options.cardCache }),
       ...(options.headers ? { headers: options.headers } : {}),
+      ...(options.verifyCardSignatures ? { verifyCardSignatures: options.verifyCardSignatures } : {}),
+      ...(options.cardVerification ? { cardVerification: options.cardVerification } : {}),
     });
   } catch (error) {
     throw deadline.wrap(error);

@@ -16,6 +16,8 @@ export type A2AClientErrorCode =
   | 'HTTP'
   /** The agent card could not be fetched or is not an AgentCard. */
   | 'BAD_CARD'
+  /** The agent card is signed but no signature verifies, or it is unsigned and a signature is required. */
+  | 'BAD_CARD_SIGNATURE'
   /** The card lists no interface this client can use (binding and protocol version). */
   | 'NO_COMPATIBLE_INTERFACE'
   /** A task stream ended before a terminal or interrupted state and could not be resumed. */
@@ -58,6 +60,25 @@ export class A2AClientError extends Error {
       (value as Record<symbol, unknown>)[BRAND] === true &&
       (code === undefined || (value as A2AClientError).code === code)
     );
+  }
+}
+
+/**
+ * A card whose signature did not verify (SIGN-07/08): `reason` says why (`bad-signature`,
+ * `unknown-key`, `alg-not-allowed`, `unsigned`...), `kid` which key was involved.
+ */
+export class CardVerificationError extends A2AClientError {
+  readonly reason: string;
+  readonly kid: string | undefined;
+
+  constructor(message: string, init: { reason: string; kid?: string | undefined; cause?: unknown }) {
+    super('BAD_CARD_SIGNATURE', message, init.cause === undefined ? {} : { cause: init.cause });
+    this.reason = init.reason;
+    this.kid = init.kid;
+  }
+
+  override get name(): string {
+    return 'CardVerificationError';
   }
 }
 

@@ -4,3 +4,4 @@ export { serveAgent } from './serveAgent.js';
 export type { ServeAgentOptions, RunningAgent } from './serveAgent.js';
 export { createPushRuntime as nodePushRuntime } from '../push/pushOptions.js';
 export type { PushOptions } from '../push/pushOptions.js';
+export { nodeJsonFetcher } from '../auth/nodeJsonFetcher.js';

@@ -6,6 +6,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { PeerCertificate } from '../auth/authConfig.js';
+import { fromNodeCertificate } from '../auth/nodeCertificate.js';
 import { PayloadTooLargeError } from '../protocol/errors.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../server/http/httpTypes.js';
 import { LazyAbort } from '../server/lazyAbort.js';
@@ -40,8 +43,13 @@ export interface ServeOptions {
   shutdownTimeoutMs?: number;
   /** Called with requests that failed inside the host itself. */
   onError?: (error: unknown) => void;
-  /** PEM certificate chain and private key: serve HTTPS instead of plain HTTP (SEC-01). */
-  tls?: { cert: string | Buffer; key: string | Buffer };
+  /**
+   * PEM certificate chain and private key: serve HTTPS instead of plain HTTP (SEC-01). With `ca`
+   * (trusted client CAs, PEM) the listener also requests client certificates (mutual TLS): a
+   * request's `peerCertificate` says whether its certificate chains to them. Connections without
+   * one, or with an untrusted one, are still accepted: the card's requirements decide (401).
+   */
+  tls?: { cert: string | Buffer; key: string | Buffer; ca?: string | Buffer | Array<string | Buffer> };
 }
 
 export interface RunningServer {
@@ -73,7 +81,15 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
     void respond(req, res);
   };
   const server: Server = options.tls
-    ? createTlsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, listener)
+    ? createTlsServer(
+        {
+          ...serverOptions,
+          cert: options.tls.cert,
+          key: options.tls.key,
+          ...(options.tls.ca !== undefined ? { ca: options.tls.ca, requestCert: true, rejectUnauthorized: false } : {}),
+        },
+        listener,
+      )
     : createServer(serverOptions, listener);
   server.maxConnections = options.maxConnections ?? 20_000;
 
@@ -157,6 +173,14 @@ class NodeHttpRequest implements HttpRequest {
 
   text(limit: number): Promise<string> {
     return readBody(this.exchange, limit);
+  }
+
+  get peerCertificate(): PeerCertificate | undefined {
+    const socket = this.exchange.req.socket as Partial<TLSSocket>;
+    if (typeof socket.getPeerCertificate !== 'function') return undefined;
+    const cert = socket.getPeerCertificate();
+    if (!cert || !cert.raw) return undefined;
+    return fromNodeCertificate(cert, socket.authorized === true);
   }
 
   get signal(): AbortSignal {

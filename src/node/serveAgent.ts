@@ -3,11 +3,13 @@
  * the card's supportedInterfaces (the port may have been 0), then install the handler.
  */
 import { withInterfaces, type AgentDefinition } from '../server/agentDefinition.js';
-import { createA2AHandler, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH, type A2AHandler, type A2AHandlerOptions } from '../server/createA2AHandler.js';
+import { createA2AHandler, handlerAuthenticator, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH, type A2AHandler, type A2AHandlerOptions } from '../server/createA2AHandler.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { RunningGrpcServer } from '../bindings/grpc/server.js';
 import { serve, type RunningServer, type ServeOptions } from './serve.js';
 import { createPushRuntime } from '../push/pushOptions.js';
+import type { AuthConfig } from '../auth/authConfig.js';
+import { nodeJsonFetcher } from '../auth/nodeJsonFetcher.js';
 
 export interface ServeAgentOptions extends ServeOptions {
   agent: AgentDefinition;
@@ -22,6 +24,8 @@ export interface ServeAgentOptions extends ServeOptions {
    * the bound port.
    */
   grpc?: { port: number; host?: string; publicAddress?: string; maxMessageBytes?: number };
+  /** Applied to the final cards (with their interfaces) before they are served, e.g. `signCardWith(keyFile)` from a2a-kit's signing module. */
+  signCard?: (card: AgentCard) => Promise<AgentCard>;
 }
 
 export interface RunningAgent extends RunningServer {
@@ -36,6 +40,8 @@ export interface RunningAgent extends RunningServer {
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export async function serveAgent(options: ServeAgentOptions): Promise<RunningAgent> {
+  // A card whose security cannot be enforced as configured fails before anything listens.
+  handlerAuthenticator(options.agent.card, options.handler?.auth);
   const ref: { handler?: A2AHandler } = {};
   const server = await serve(
     {
@@ -59,6 +65,8 @@ export async function serveAgent(options: ServeAgentOptions): Promise<RunningAge
         host: options.grpc.host ?? host,
         // The HTTP listener drains the shared handler on close.
         drainOnClose: false,
+        // The card's security is enforced by the same authenticator as over HTTP.
+        auth: () => ref.handler?.authenticator,
         ...(options.tls ? { tls: options.tls } : {}),
         ...(options.grpc.maxMessageBytes ? { maxMessageBytes: options.grpc.maxMessageBytes } : {}),
         ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
@@ -73,14 +81,25 @@ export async function serveAgent(options: ServeAgentOptions): Promise<RunningAge
   const jsonRpcPath = options.handler?.jsonRpcPath === undefined ? DEFAULT_JSONRPC_PATH : options.handler.jsonRpcPath;
   const restPath = options.handler?.restPath === undefined ? DEFAULT_REST_PATH : options.handler.restPath;
   const urls = { httpBaseUrl: baseUrl, jsonRpcPath, restPath, ...(grpcAddress ? { grpcAddress } : {}) };
-  const agentCard = withInterfaces(options.agent.card, urls);
+  let agentCard = withInterfaces(options.agent.card, urls);
+  let extendedCard = options.agent.extendedCard ? withInterfaces(options.agent.extendedCard, urls) : undefined;
+  if (options.signCard) {
+    try {
+      agentCard = await options.signCard(agentCard);
+      if (extendedCard) extendedCard = await options.signCard(extendedCard);
+    } catch (error) {
+      await Promise.all([grpc?.close(), server.close()]);
+      throw error;
+    }
+  }
   const handler = createA2AHandler({
     ...options.handler,
+    ...(options.handler?.auth ? { auth: withNodeFetcher(options.handler.auth) } : {}),
     push: { runtime: createPushRuntime, ...options.handler?.push },
     ...(options.agent.resumable ? { resumable: true } : {}),
     agentCard,
     executor: options.agent.executor,
-    ...(options.agent.extendedCard ? { extendedAgentCard: withInterfaces(options.agent.extendedCard, urls) } : {}),
+    ...(extendedCard ? { extendedAgentCard: extendedCard } : {}),
   });
   ref.handler = handler;
   return {
@@ -100,4 +119,10 @@ export async function serveAgent(options: ServeAgentOptions): Promise<RunningAge
     agentCard,
     baseUrl,
   };
+}
+
+/** JWKS and discovery documents are fetched through the SSRF guard (R14) unless a fetcher is given. */
+function withNodeFetcher(auth: AuthConfig | 'external'): AuthConfig | 'external' {
+  if (auth === 'external' || auth.fetchJson) return auth;
+  return { ...auth, fetchJson: nodeJsonFetcher({ ssrf: { allowPrivate: auth.allowPrivateNetworks === true } }) };
 }

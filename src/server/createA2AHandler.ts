@@ -3,6 +3,8 @@
  * HTTP+JSON (+SSE). Runs as-is on any runtime with WHATWG fetch types; the Node adapter calls
  * `handle()` directly with its own lightweight request model.
  */
+import type { AuthConfig, Authenticator } from '../auth/authConfig.js';
+import { createAuthenticator } from '../auth/authenticator.js';
 import { BindingContext } from '../bindings/bindingContext.js';
 import { handleJsonRpc } from '../bindings/jsonrpc/server.js';
 import { handleRest } from '../bindings/rest/server.js';
@@ -34,19 +36,42 @@ export interface A2AHandlerOptions extends RequestHandlerOptions {
    * for the bindings; the Agent Card is always readable cross-origin (CARD-11).
    */
   corsOrigins?: '*' | string[];
+  /**
+   * Enforce the card's `securitySchemes` / `securityRequirements` (SEC-02): verifier settings per
+   * scheme name (API keys, JWT bearer / OAuth2 / OIDC against a JWKS, mutual TLS). The principal
+   * reaches the request handler and the agent. `'external'`: a gateway in front authenticates
+   * (nothing is checked here). Required when the card declares requirements.
+   */
+  auth?: AuthConfig | 'external';
 }
 
 export interface A2AHandler extends HttpHandler {
   fetch(request: Request): Promise<Response>;
   readonly requestHandler: A2ARequestHandler;
   readonly agentCard: AgentCard;
+  /** The card's security enforcement (shared with a gRPC listener on the same handler). */
+  readonly authenticator: Authenticator | undefined;
 }
 
 export const DEFAULT_JSONRPC_PATH = '/a2a/jsonrpc';
 export const DEFAULT_REST_PATH = '/a2a/rest';
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * The card's security enforcement from `auth`: a card with requirements must say how they are
+ * checked (or that a gateway does), so a declared requirement is never silently unenforced.
+ */
+export function handlerAuthenticator(card: Pick<AgentCard, 'securitySchemes' | 'securityRequirements'>, auth: AuthConfig | 'external' | undefined): Authenticator | undefined {
+  if (auth === 'external') return undefined;
+  if (auth) return createAuthenticator(card, auth);
+  if ((card.securityRequirements ?? []).some((r) => Object.keys(r.schemes ?? {}).length > 0)) {
+    throw new Error("The agent card declares securityRequirements: pass `auth` (a verifier per scheme) or auth: 'external' when a gateway in front authenticates");
+  }
+  return undefined;
+}
+
 export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
+  const authenticator = handlerAuthenticator(options.agentCard, options.auth);
   const requestHandler = new A2ARequestHandler(options);
   const binding = new BindingContext({
     handler: requestHandler,
@@ -57,13 +82,14 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
     },
     supportedVersions: options.supportedVersions ?? [PROTOCOL_VERSION],
     onError: options.onError,
+    authenticator,
   });
   const jsonRpcPath = options.jsonRpcPath === undefined ? DEFAULT_JSONRPC_PATH : options.jsonRpcPath;
   const restPath = options.restPath === undefined ? DEFAULT_REST_PATH : options.restPath;
   const restPrefix = restPath === null ? null : restPath.replace(/\/$/, '');
   const card = createAgentCardRoute(options.agentCard, options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds });
 
-  const cors = corsPolicy(options.corsOrigins);
+  const cors = corsPolicy(options.corsOrigins, apiKeyHeaders(options.agentCard));
 
   async function handle(req: HttpRequest): Promise<HttpResponse> {
     const path = req.path;
@@ -88,6 +114,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   return {
     requestHandler,
     agentCard: options.agentCard,
+    authenticator,
     handle,
     async fetch(request: Request): Promise<Response> {
       const res = await handle(fromFetchRequest(request));
@@ -153,10 +180,18 @@ function toFetchResponse(res: HttpResponse): Response {
 }
 
 const ALLOWED_HEADERS = 'Content-Type, Authorization, A2A-Version, A2A-Extensions, Last-Event-ID';
-const EXPOSED_HEADERS = 'A2A-Version, A2A-Extensions';
+const EXPOSED_HEADERS = 'A2A-Version, A2A-Extensions, WWW-Authenticate';
+
+/** Header names of the card's API key schemes: browsers must be allowed to send them. */
+function apiKeyHeaders(card: AgentCard): string[] {
+  return Object.values(card.securitySchemes ?? {}).flatMap((s) =>
+    'apiKeySecurityScheme' in s && s.apiKeySecurityScheme.location === 'header' && /^[\w-]+$/.test(s.apiKeySecurityScheme.name) ? [s.apiKeySecurityScheme.name] : [],
+  );
+}
 
 /** CORS for browser clients: preflight answers and the allow-origin header on responses. */
-function corsPolicy(origins: '*' | string[] | undefined) {
+function corsPolicy(origins: '*' | string[] | undefined, extraHeaders: readonly string[]) {
+  const allowedHeaders = [ALLOWED_HEADERS, ...extraHeaders].join(', ');
   const allowed = (origin: string | undefined): string | undefined => {
     if (origins === '*') return '*';
     if (origin && origins?.includes(origin)) return origin;
@@ -171,7 +206,7 @@ function corsPolicy(origins: '*' | string[] | undefined) {
         headers: {
           'access-control-allow-origin': origin,
           'access-control-allow-methods': publicResource ? 'GET, HEAD, OPTIONS' : 'GET, POST, DELETE, OPTIONS',
-          'access-control-allow-headers': ALLOWED_HEADERS,
+          'access-control-allow-headers': allowedHeaders,
           'access-control-max-age': '600',
           ...(origin === '*' ? {} : { vary: 'Origin' }),
         },

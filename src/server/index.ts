@@ -15,3 +15,14 @@ export type { HttpRequest, HttpResponse, HttpHandler } from './http/httpTypes.js
 export { defineAgent, withInterfaces } from './agentDefinition.js';
 export type { AgentDefinition, AgentCardBase, InterfaceUrls } from './agentDefinition.js';
 export type { Principal } from '../auth/principal.js';
+export type {
+  AuthConfig,
+  AuthFailure,
+  Authenticator,
+  PeerCertificate,
+  SchemeVerifierConfig,
+  ApiKeyVerifierConfig,
+  JwtVerifierConfig,
+  MtlsVerifierConfig,
+} from '../auth/authConfig.js';
+export { createAuthenticator } from '../auth/authenticator.js';

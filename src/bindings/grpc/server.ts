@@ -6,6 +6,10 @@
  * google.rpc.Status with ErrorInfo in `grpc-status-details-bin` (GRPC-03). Node only.
  */
 import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type MethodDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { PeerCertificate as NodePeerCertificate } from 'node:tls';
+import type { AuthConfig, Authenticator, PeerCertificate } from '../../auth/authConfig.js';
+import { createAuthenticator } from '../../auth/authenticator.js';
+import { fromNodeCertificate } from '../../auth/nodeCertificate.js';
 import { StreamResponseSchema } from '../../gen/a2a_pb.js';
 import { A2AError, InternalError, toA2AError } from '../../protocol/errors.js';
 import { PROTOCOL_VERSION, activatedExtensions, negotiateVersion, parseExtensions } from '../../protocol/serviceParams.js';
@@ -20,6 +24,13 @@ export interface GrpcServiceOptions {
   supportedVersions?: readonly string[];
   /** Called with internal failures (never with request secrets). */
   onError?: (error: unknown) => void;
+  /**
+   * Enforce the card's security requirements (SEC-02) on every call: verifier settings (an
+   * authenticator is built from the handler's card on first use), or a function returning the
+   * authenticator to share (serveAgent shares the HTTP handler's). Credentials come from the
+   * metadata (`authorization`, API key headers, `cookie`) and the TLS client certificate.
+   */
+  auth?: AuthConfig | (() => Authenticator | undefined);
 }
 
 export interface GrpcService {
@@ -53,7 +64,7 @@ export function createGrpcService(source: HandlerSource, options: GrpcServiceOpt
     if (!A2AError.is(error) || error.reason === 'INTERNAL') options.onError?.(error);
     return toA2AError(error);
   };
-  const env: CallEnv = { handler, supported, report, streams: new Set() };
+  const env: CallEnv = { handler, supported, report, streams: new Set(), authenticator: authenticatorSource(handler, options.auth) };
   const definition: Record<string, MethodDefinition<Bytes, Bytes>> = {};
   const implementation: UntypedServiceImplementation = {};
   for (const method of GRPC_METHODS) {
@@ -86,8 +97,17 @@ export function createGrpcService(source: HandlerSource, options: GrpcServiceOpt
   };
 }
 
+/** The authenticator, built once from the handler's card (known only after the handler is installed). */
+function authenticatorSource(handler: () => A2ARequestHandler, auth: GrpcServiceOptions['auth']): () => Authenticator | undefined {
+  if (auth === undefined) return () => undefined;
+  if (typeof auth === 'function') return auth;
+  let built: Authenticator | undefined;
+  return () => (built ??= createAuthenticator(handler().agentCard, auth));
+}
+
 interface CallEnv {
   handler: () => A2ARequestHandler;
+  authenticator: () => Authenticator | undefined;
   supported: readonly string[];
   report: (error: unknown) => A2AError;
   streams: Set<OpenStream>;
@@ -105,6 +125,37 @@ function metadataValue(metadata: Metadata, key: string): string | undefined {
   const values = metadata.get(key);
   if (values.length === 0) return undefined;
   return values.map((v) => (typeof v === 'string' ? v : v.toString('utf8'))).join(', ');
+}
+
+/** What a call offers for authentication. */
+interface AuthCall {
+  metadata: Metadata;
+  getAuthContext?: () => { sslPeerCertificate?: NodePeerCertificate } | null;
+}
+
+/**
+ * SEC-02 over gRPC: the credentials in the metadata and the TLS client certificate, checked
+ * before the handler runs; failures are UNAUTHENTICATED / PERMISSION_DENIED.
+ */
+async function authenticate(env: CallEnv, call: AuthCall & { ctx: CallContext; operation: string }): Promise<void> {
+  const { ctx, operation } = call;
+  const authenticator = env.authenticator();
+  if (!authenticator) return;
+  const principal = await authenticator.authenticate({
+    header: (name) => metadataValue(call.metadata, name),
+    peerCertificate: peerCertificate(call),
+    operation,
+  });
+  if (principal) ctx.principal = principal;
+}
+
+/**
+ * grpc-js reports the client certificate only when the listener verified it (`authorized`);
+ * an untrusted or missing certificate is simply absent.
+ */
+function peerCertificate(call: AuthCall): PeerCertificate | undefined {
+  const cert = call.getAuthContext?.()?.sslPeerCertificate;
+  return cert?.raw ? fromNodeCertificate(cert, true) : undefined;
 }
 
 function callContext(env: CallEnv, metadata: Metadata, signal: () => AbortSignal): CallContext {
@@ -155,6 +206,7 @@ function unaryCall(env: CallEnv, method: GrpcMethod) {
     void (async () => {
       try {
         const ctx = callContext(env, call.metadata, lazySignal(call));
+        await authenticate(env, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: op });
         const params = requestToJson(method.input, call.request);
         const result = await env.handler().unary(op, params, ctx);
         const bytes = encodeResponse(method, result);
@@ -192,6 +244,7 @@ function streamingCall(env: CallEnv, method: GrpcMethod) {
     void (async () => {
       try {
         const ctx = callContext(env, call.metadata, () => open.controller.signal);
+        await authenticate(env, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: op });
         const params = requestToJson(method.input, call.request);
         // STREAM-12: errors found before the first event are ordinary error statuses.
         const items = await env.handler().stream(op, params, ctx);
@@ -266,8 +319,12 @@ export interface ServeGrpcOptions extends GrpcServiceOptions {
   maxMessageBytes?: number;
   /** Most concurrent calls per HTTP/2 connection (default unlimited). */
   maxConcurrentStreams?: number;
-  /** PEM certificate chain and private key: serve TLS instead of plaintext h2c. */
-  tls?: { cert: string | Uint8Array; key: string | Uint8Array };
+  /**
+   * PEM certificate chain and private key: serve TLS instead of plaintext h2c. With `ca`
+   * (trusted client CAs, PEM) client certificates are requested (mutual TLS); calls without a
+   * trusted one still arrive, and the card's requirements decide (UNAUTHENTICATED).
+   */
+  tls?: { cert: string | Uint8Array; key: string | Uint8Array; ca?: string | Uint8Array | Array<string | Uint8Array> };
   /** How long close() waits for running calls before cutting them (default 10 s). */
   shutdownTimeoutMs?: number;
   /**
@@ -299,8 +356,11 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
   const service = createGrpcService(source, options);
   server.addService(service.definition, service.implementation);
   const host = options.host ?? '127.0.0.1';
-  const credentials = options.tls
-    ? ServerCredentials.createSsl(null, [{ cert_chain: toBuffer(options.tls.cert), private_key: toBuffer(options.tls.key) }], false)
+  const tls = options.tls;
+  const credentials = tls
+    ? tls.ca !== undefined
+      ? new ClientCertificateCredentials({ cert: toBuffer(tls.cert), key: toBuffer(tls.key), ca: (Array.isArray(tls.ca) ? tls.ca : [tls.ca]).map(toBuffer) })
+      : ServerCredentials.createSsl(null, [{ cert_chain: toBuffer(tls.cert), private_key: toBuffer(tls.key) }], false)
     : ServerCredentials.createInsecure();
   const bindHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   const port = await new Promise<number>((resolve, reject) => {
@@ -329,6 +389,21 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
       return closed;
     },
   };
+}
+
+/**
+ * TLS that requests a client certificate but lets the call through without a trusted one, so
+ * the card's requirements answer UNAUTHENTICATED (createSsl's checkClientCertificate would end
+ * the handshake instead). grpc-js hands the certificate to calls only when it verified.
+ */
+class ClientCertificateCredentials extends ServerCredentials {
+  constructor(context: { cert: Buffer; key: Buffer; ca: Buffer[] }) {
+    super({ requestCert: true, rejectUnauthorized: false }, { cert: context.cert, key: context.key, ca: context.ca });
+  }
+
+  _equals(other: ServerCredentials): boolean {
+    return other === this;
+  }
 }
 
 function toBuffer(value: string | Uint8Array): Buffer {

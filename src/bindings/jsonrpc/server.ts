@@ -1,8 +1,10 @@
 /**
  * JSON-RPC 2.0 binding (§9): envelope checks with exact codes (RPC-06, R19), method dispatch
  * to the request handler, SSE for the streaming methods with a full JSON-RPC response in each
- * `data:` (RPC-07). Every JSON-RPC answer is HTTP 200 except transport refusals (B6).
+ * `data:` (RPC-07). Every JSON-RPC answer is HTTP 200 except transport refusals (B6) and
+ * authentication failures: HTTP 401/403 with WWW-Authenticate and a JSON-RPC error body (B7).
  */
+import { httpAuthFailure } from '../../auth/authErrors.js';
 import { A2AError, InvalidRequestError, MethodNotFoundError } from '../../protocol/errors.js';
 import { operationByRpc } from '../../protocol/operations.js';
 import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
@@ -42,6 +44,7 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
     const ctx = binding.callContext(req);
     const op = operationByRpc(envelope.method);
     if (!op) throw new MethodNotFoundError(`Method ${JSON.stringify(envelope.method.slice(0, 100))} not found`);
+    await binding.authenticate(req, ctx, op.name);
     const requestId = id;
     if (op.streaming) {
       const items = await binding.handler.stream(op.name as StreamingOperationName, params, ctx);
@@ -60,6 +63,8 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
     return reply(200, `{"jsonrpc":"2.0","id":${JSON.stringify(requestId)},"result":${JSON.stringify(result)}}`, binding.responseHeaders(ctx));
   } catch (error) {
     const e = binding.report(error);
+    const auth = httpAuthFailure(e);
+    if (auth) return reply(auth.status, JSON.stringify({ jsonrpc: '2.0', id, error: toJsonRpcError(e) }), auth.headers);
     const status = A2AError.is(e) && e.reason === 'PAYLOAD_TOO_LARGE' ? 413 : 200;
     return reply(status, JSON.stringify({ jsonrpc: '2.0', id, error: toJsonRpcError(e) }));
   }

@@ -3,6 +3,7 @@
  * (REST-03..05), bare StreamResponse per SSE event (REST-08), google.rpc.Status errors
  * (REST-07). Responses use application/a2a+json; requests may use it or application/json.
  */
+import { httpAuthFailure } from '../../auth/authErrors.js';
 import { InvalidRequestError, invalidField, toA2AError } from '../../protocol/errors.js';
 import { OPERATIONS } from '../../protocol/operations.js';
 import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
@@ -16,9 +17,11 @@ import { matchRoute, type RestRoute } from './routes.js';
 export const REST_CONTENT_TYPE = 'application/a2a+json';
 const JSON_HEADERS = { 'content-type': REST_CONTENT_TYPE };
 
-function errorResponse(error: unknown, extra?: Record<string, string>): HttpResponse {
+function errorResponse(error: unknown): HttpResponse {
   const { status, body } = toRestError(error);
-  return { status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS, body: JSON.stringify(body) };
+  // Authentication failures also carry their WWW-Authenticate challenges (ERR-05).
+  const auth = httpAuthFailure(error);
+  return { status, headers: auth ? { ...JSON_HEADERS, ...auth.headers } : JSON_HEADERS, body: JSON.stringify(body) };
 }
 
 /** B11: routing failures are plain google.rpc.Status bodies (no A2A ErrorInfo); code = HTTP status. */
@@ -48,6 +51,7 @@ export async function handleRest(req: HttpRequest, path: string, binding: Bindin
   }
   try {
     const ctx = binding.callContext(req);
+    await binding.authenticate(req, ctx, match.route.op);
     const params = await requestParams(req, match, binding);
     const op = OPERATIONS.get(match.route.op);
     if (op?.streaming) {
@@ -88,7 +92,7 @@ async function requestParams(
       params = body as Record<string, unknown>;
     }
   } else {
-    params = queryParams(req.query);
+    params = queryParams(req.query, binding.authenticator?.credentialQueryParams);
   }
   for (const [name, value] of Object.entries(fields)) {
     const given = params[name];
@@ -103,10 +107,11 @@ async function requestParams(
 const BOOLEAN_QUERY = new Set(['includeArtifacts']);
 
 /** REST-04: query values to JSON (booleans by name; numbers are accepted as strings by the decoder). */
-function queryParams(query: URLSearchParams): Record<string, unknown> {
+function queryParams(query: URLSearchParams, credentials: ReadonlySet<string> | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of query) {
-    if (key === 'A2A-Version' || key === '__proto__') continue;
+    // API keys in the query are credentials, never request fields.
+    if (key === 'A2A-Version' || key === '__proto__' || credentials?.has(key)) continue;
     if (BOOLEAN_QUERY.has(key)) {
       if (value !== 'true' && value !== 'false') throw toA2AError(invalidField(key, 'must be true or false'));
       out[key] = value === 'true';

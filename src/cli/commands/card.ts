@@ -1,4 +1,4 @@
-/** `a2a card`: an agent's Agent Card, pretty or raw. */
+/** `a2a card`: an agent's Agent Card, pretty or raw, and its signature checked (--verify). */
 import { parseArgs } from 'node:util';
 import { resolveCard } from '../../client/cardResolver.js';
 import { BUILTIN_TRANSPORTS } from '../../client/client.js';
@@ -6,6 +6,7 @@ import { selectInterface, type TransportFactory } from '../../client/transport.j
 import type { AgentCard } from '../../protocol/types.js';
 import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, bindingOf, checkClientFlags, createCli, httpOptions, intOption, positionalsOf, runCommand } from '../cli.js';
 import { renderCard } from '../render/card.js';
+import { UsageError } from '../usage.js';
 
 export const cardHelp = `Usage: a2a card <url> [options]
 
@@ -14,12 +15,22 @@ Fetch and print an agent's Agent Card: name, description, version, provider, int
 <url> is the agent's base URL (the card is read from <url>/.well-known/agent-card.json)
 or the card's own URL ending in .json. --json prints the card as received.
 
+Signature (docs/signing.md):
+  --verify             check the card's signatures; exit 6 when none verifies
+  --jwks URL|FILE      trusted public keys (a JWKS); default: the signature's jku URL
+  --require-signature  an unsigned card fails too (implies --verify)
+  --allow-private-jwks fetch JWKS from loopback/private addresses, over http too (development)
+
 ${CLIENT_OPTIONS_HELP}
 Examples:
   a2a card http://localhost:8080
   a2a card https://agent.example.com/custom/card.json --json | jq '.skills[].id'
   a2a card http://localhost:8080 --binding rest          mark the HTTP+JSON interface
+  a2a card https://agent.example.com --verify --jwks keys/agent-jwks.json
 `;
+
+/** Exit code of `a2a card --verify` when the card's signature does not verify. */
+export const EXIT_SIGNATURE = 6;
 
 /** The URL of the interface a client with these bindings would pick, if any. */
 function selectedUrl(card: AgentCard, binding: string | undefined): string | undefined {
@@ -38,7 +49,18 @@ function selectedUrl(card: AgentCard, binding: string | undefined): string | und
 }
 
 export async function cardCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: CLIENT_OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      ...CLIENT_OPTIONS,
+      verify: { type: 'boolean', default: false },
+      jwks: { type: 'string' },
+      'require-signature': { type: 'boolean', default: false },
+      'allow-private-jwks': { type: 'boolean', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
   if (values.help) {
     process.stdout.write(cardHelp);
     return 0;
@@ -47,17 +69,64 @@ export async function cardCommand(argv: string[]): Promise<number> {
   checkClientFlags(url, values);
   const binding = bindingOf(values.binding);
   const timeoutMs = intOption(values.timeout, '--timeout', { min: 1 });
+  const verify = values.verify || values['require-signature'] || values.jwks !== undefined;
   const cli = createCli('card', values);
   return runCommand(cli, async () => {
     const { headers, fetch } = httpOptions(cli, values);
     const card = await resolveCard(url, {
       cache: false,
       headers,
+      // Shown as received; --verify checks it below and reports rather than throws.
+      verifyCardSignatures: 'off',
       ...(fetch ? { fetch } : {}),
       ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
     });
-    if (cli.json) cli.out(`${JSON.stringify(card, null, 2)}\n`);
+    const verification = verify ? await verifyCard(card, { jwks: values.jwks, require: values['require-signature'], allowPrivate: values['allow-private-jwks'] }) : undefined;
+    const failed = verification !== undefined && !verification.verified && (verification.reason !== 'unsigned' || values['require-signature']);
+    if (cli.json) cli.out(`${JSON.stringify(verification ? { verification, card } : card, null, 2)}\n`);
     else cli.out(renderCard(card, { style: cli.style, selectedUrl: selectedUrl(card, binding) }));
-    return 0;
+    if (verification && !cli.json) {
+      const { style } = cli;
+      const line = verification.verified
+        ? style.green(`verified (kid ${verification.kid}, ${verification.alg})`)
+        : verification.reason === 'unsigned' && !failed
+          ? 'not signed'
+          : style.red(`NOT verified: ${verification.reason}: ${verification.message}`);
+      cli.out(`\nSignature\n  ${line}\n`);
+    }
+    if (failed && !cli.json) cli.err(`${cli.errStyle.red('a2a card:')} the card's signature did not verify (${verification.reason})\n`);
+    return failed ? EXIT_SIGNATURE : 0;
   });
+}
+
+export interface CardVerificationReport {
+  verified: boolean;
+  kid?: string;
+  alg?: string;
+  /** Why not verified: unsigned, bad-signature, unknown-key, alg-not-allowed, ... */
+  reason?: string;
+  message?: string;
+}
+
+/** Verifies with --jwks (a file, or a URL fetched through the SSRF guard) or the signature's jku. */
+async function verifyCard(card: AgentCard, flags: { jwks: string | undefined; require: boolean | undefined; allowPrivate: boolean | undefined }): Promise<CardVerificationReport> {
+  const { verifyAgentCard, CardSignatureError } = await import('../../signing/cardSignature.js');
+  const { guardedJwksFetcher, jwksSource } = await import('../../signing/node.js');
+  let jwks: Awaited<ReturnType<typeof jwksSource>> | undefined;
+  try {
+    jwks = flags.jwks === undefined ? undefined : await jwksSource(flags.jwks);
+  } catch (error) {
+    throw new UsageError(`--jwks ${flags.jwks}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  try {
+    const result = await verifyAgentCard(card, {
+      ...(jwks ? { jwks } : {}),
+      fetchJwks: guardedJwksFetcher(flags.allowPrivate ? { ssrf: { allowPrivate: true } } : {}),
+      requireSignature: flags.require === true,
+    });
+    return { ...result, ...(result.verified ? {} : { message: 'the card has no signatures' }) };
+  } catch (error) {
+    if (!CardSignatureError.is(error)) throw error;
+    return { verified: false, reason: error.reason, message: error.message, ...(error.kid ? { kid: error.kid } : {}) };
+  }
 }

@@ -1,5 +1,6 @@
 /** `a2a serve`: run an agent over JSON-RPC and HTTP+JSON, with the card at the well-known path. */
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH } from '../../server/createA2AHandler.js';
 import { AGENT_CARD_PATH } from '../../server/agentCardRoute.js';
@@ -11,6 +12,7 @@ import { openStore, StoreSpecError, type OpenedStore } from '../../stores/contra
 import { startRetention } from '../../stores/contract/retention.js';
 import type { PushOptions } from '../../push/pushOptions.js';
 import { webhookSecretKey } from '../../push/webhookSignature.js';
+import type { AuthConfig, SchemeVerifierConfig } from '../../auth/authConfig.js';
 
 export const serveHelp = `Usage: a2a serve [options]
 
@@ -26,6 +28,12 @@ Options:
   --grpc-port N       also serve gRPC (lf.a2a.v1.A2AService) on this port; 0 picks a free one
   --tls-cert FILE     PEM certificate chain: HTTPS and gRPC over TLS (with --tls-key)
   --tls-key FILE      PEM private key of --tls-cert
+  --tls-ca FILE       PEM CA(s) of client certificates: request them on the TLS listeners (mutual TLS)
+  --auth-config FILE  JSON: how to verify each of the card's securitySchemes, e.g.
+                      {"apiKey": {"keys": {"sha256:<hex>": "alice"}},
+                       "bearer": {"jwks": "https://id.example/jwks.json", "issuer": "https://id.example",
+                                  "audience": "https://agent.example"},
+                       "mtls": {"ca": "clients-ca.pem"}}     (see docs/security.md)
   --store SPEC        where tasks live: sqlite (default: ./.a2a/tasks.db), sqlite:PATH,
                       memory, or postgres://user:pass@host:5432/db[?schema=a2a]
   --retention-days N  delete finished tasks N days after their last change (default: keep all)
@@ -44,6 +52,9 @@ Options:
   --push-max-attempts N
                       attempts per delivery before it becomes a dead letter (default 10)
   --push-backoff-ms N first retry delay ceiling, doubling per attempt with full jitter (default 1000)
+  --sign-key FILE     sign the Agent Card with this private key (PEM or JWK; see docs/signing.md)
+  --sign-kid KID      key id in the signature (default: the key's kid, else its JWK thumbprint)
+  --sign-jku URL      JWKS URL put in the signature header, where verifiers find the public key
   --json              print the listening URLs as one JSON line
   -h, --help          show this help
 
@@ -54,6 +65,7 @@ Examples:
   a2a serve --store postgres://a2a@db.internal/agents --retention-days 30
   a2a serve --agent ./my-agent.ts --host 0.0.0.0 --public-url https://agent.example.com
   a2a serve --grpc-port 50051 --tls-cert cert.pem --tls-key key.pem
+  a2a serve --agent ./secured-agent.ts --auth-config auth.json --tls-cert cert.pem --tls-key key.pem
 `;
 
 export async function serveCommand(argv: string[]): Promise<number> {
@@ -68,6 +80,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'grpc-port': { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      'tls-ca': { type: 'string' },
+      'auth-config': { type: 'string' },
       store: { type: 'string', default: 'sqlite' },
       'retention-days': { type: 'string' },
       'recover-interrupted': { type: 'boolean', default: false },
@@ -77,6 +91,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'push-max-attempts': { type: 'string' },
       'lease-ttl-ms': { type: 'string' },
       'push-backoff-ms': { type: 'string' },
+      'sign-key': { type: 'string' },
+      'sign-kid': { type: 'string' },
+      'sign-jku': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -95,9 +112,17 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const grpcPort = values['grpc-port'] === undefined ? undefined : /^\d{1,5}$/.test(values['grpc-port']) ? Number(values['grpc-port']) : NaN;
   if (grpcPort !== undefined && !(grpcPort >= 0 && grpcPort <= 65535)) throw new UsageError(`--grpc-port must be 0..65535, got ${values['grpc-port'] || 'an empty value'}`);
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
-  const tls = values['tls-cert'] && values['tls-key'] ? { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']) } : undefined;
+  const auth = values['auth-config'] === undefined ? undefined : readAuthConfig(values['auth-config']);
+  const clientCas = [...(values['tls-ca'] ? [readFileSync(values['tls-ca'])] : []), ...(auth?.clientCas ?? [])];
+  if (clientCas.length > 0 && !values['tls-cert']) throw new UsageError('Client certificates (--tls-ca, or "ca" of an mtls scheme) need a TLS listener: give --tls-cert and --tls-key');
+  const tls =
+    values['tls-cert'] && values['tls-key']
+      ? { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']), ...(clientCas.length > 0 ? { ca: clientCas } : {}) }
+      : undefined;
   const push = pushOptions(values);
   const leaseTtlMs = intOption(values['lease-ttl-ms'], '--lease-ttl-ms', { min: 100 });
+  if (!values['sign-key'] && (values['sign-kid'] || values['sign-jku'])) throw new UsageError('--sign-kid and --sign-jku need --sign-key');
+  const signCard = values['sign-key'] ? await cardSigner(values['sign-key'], { kid: values['sign-kid'], jku: values['sign-jku'] }) : undefined;
   const agent = await loadAgent(values.agent);
   let opened: OpenedStore;
   try {
@@ -134,12 +159,14 @@ export async function serveCommand(argv: string[]): Promise<number> {
       ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
       ...(tls ? { tls } : {}),
       ...(grpcPort !== undefined ? { grpc: { port: grpcPort } } : {}),
+      ...(signCard ? { signCard } : {}),
       onError: (e) => console.error('a2a serve: internal error:', e),
       handler: {
         store: opened.store,
         ...(bus ? { bus, leases: { ...(leaseTtlMs ? { ttlMs: leaseTtlMs } : {}) } } : {}),
         push,
         ...(maxBody ? { maxBodyBytes: maxBody } : {}),
+        ...(auth ? { auth: auth.config } : {}),
         onError: (e) => console.error('a2a serve: agent error:', e instanceof Error ? e.message : e),
       },
     });
@@ -186,6 +213,16 @@ export async function serveCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** The card signer of --sign-key; an unreadable or unusable key file is a usage error. */
+async function cardSigner(path: string, flags: { kid?: string | undefined; jku?: string | undefined }) {
+  const { signCardWith } = await import('../../signing/node.js');
+  try {
+    return await signCardWith(path, { ...(flags.kid ? { kid: flags.kid } : {}), ...(flags.jku ? { jku: flags.jku } : {}) });
+  } catch (error) {
+    throw new UsageError(`--sign-key ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 /** Push settings from flags and the environment; secrets are checked here, never printed. */
 function pushOptions(values: {
   'allow-private-webhooks'?: boolean;
@@ -216,6 +253,45 @@ function pushOptions(values: {
       console.error(`a2a serve: push to ${r.url} (task ${r.taskId} #${r.seq}, attempt ${r.attempts}): ${r.verdict.error}; ${what}`);
     },
   };
+}
+
+const AUTH_OPTIONS = new Set(['realm', 'clockSkewSeconds', 'jwksCacheSeconds', 'jwksCooldownSeconds', 'allowPrivateNetworks']);
+
+/**
+ * `--auth-config`: per scheme name its verifier settings (flat), or `{"schemes": {...}, ...options}`.
+ * An mtls scheme's `ca` is a PEM file (relative to the config file) for the TLS listeners.
+ */
+function readAuthConfig(path: string): { config: AuthConfig; clientCas: Buffer[] } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--auth-config ${path}: ${error instanceof Error ? error.message : 'unreadable'}`);
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(raw)) throw new UsageError(`--auth-config ${path}: expected a JSON object of scheme names`);
+  const nested = isObject(raw.schemes);
+  const entries = nested ? (raw.schemes as Record<string, unknown>) : raw;
+  const options: Record<string, unknown> = {};
+  if (nested) {
+    for (const [key, value] of Object.entries(raw)) {
+      if (key === 'schemes') continue;
+      if (!AUTH_OPTIONS.has(key)) throw new UsageError(`--auth-config ${path}: unknown option "${key}" (${[...AUTH_OPTIONS].join(', ')})`);
+      options[key] = value;
+    }
+  }
+  const schemes: Record<string, SchemeVerifierConfig> = {};
+  const clientCas: Buffer[] = [];
+  for (const [name, value] of Object.entries(entries)) {
+    if (!isObject(value)) throw new UsageError(`--auth-config ${path}: "${name}" must be an object of verifier settings`);
+    const { ca, ...settings } = value;
+    if (ca !== undefined) {
+      if (typeof ca !== 'string') throw new UsageError(`--auth-config ${path}: "${name}.ca" must be a file name`);
+      clientCas.push(readFileSync(resolve(dirname(path), ca)));
+    }
+    schemes[name] = settings as SchemeVerifierConfig;
+  }
+  return { config: { ...(options as Omit<AuthConfig, 'schemes'>), schemes }, clientCas };
 }
 
 function pushLabel(push: PushOptions): string {

@@ -3,6 +3,8 @@
  * WHATWG Request/Response to it; the Node adapter adapts node:http directly (no Request object
  * per call, which is the single largest cost on a hot path).
  */
+import type { PeerCertificate } from '../../auth/authConfig.js';
+
 export interface HttpRequest {
   readonly method: string;
   /** The path without query string, still percent-encoded. */
@@ -14,6 +16,11 @@ export interface HttpRequest {
   text(limit: number): Promise<string>;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
+  /**
+   * The TLS client certificate, when the listener requested one (mutual TLS, issue 8) and the
+   * client sent it; `authorized` says whether it chains to the listener's trusted client CAs.
+   */
+  readonly peerCertificate?: PeerCertificate | undefined;
 }
 
 export interface HttpResponse {

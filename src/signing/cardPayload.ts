@@ -1,0 +1,88 @@
+/**
+ * What an Agent Card signature covers (SIGN-02/03): the card without `signatures`, with the
+ * proto presence rules applied at every nesting level, then JCS-canonicalized (./jcs.ts).
+ *
+ * - REQUIRED fields are kept, even at their default (`"description": ""`, `"skills": []`);
+ * - fields with explicit presence (proto3 `optional`, oneof members) are kept whenever set,
+ *   even to `false`/`""` (`capabilities.streaming: false` stays);
+ * - every other field is omitted at its default: `false`, `0`, `""`, the zero enum value, `[]`,
+ *   `{}`, `null` (`capabilities.extensions: []` goes).
+ *
+ * Members that are not AgentCard fields are not part of the payload (as in any ProtoJSON
+ * round trip); Struct values (`params`) are arbitrary JSON and kept as they are.
+ * Runtime-neutral: the rules come from the generated table in ./cardPresence.ts.
+ */
+import type { AgentCard } from '../protocol/types.js';
+import { AGENT_CARD_PRESENCE, type PresenceTable } from './cardPresence.js';
+import { canonicalize } from './jcs.js';
+
+interface Rule {
+  name: string;
+  presence: string;
+  child: string;
+}
+
+function rulesOf(table: PresenceTable, message: string): Rule[] {
+  return (table.messages[message] ?? []).map((rule) => {
+    const [name = '', presence = 'd', child = ''] = rule.split(':');
+    return { name, presence, child };
+  });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isDefault(value: unknown, child: string): boolean {
+  return (
+    value === false ||
+    value === 0 ||
+    value === '' ||
+    (child.startsWith('=') && value === child.slice(1)) ||
+    (Array.isArray(value) && value.length === 0) ||
+    (isObject(value) && Object.keys(value).length === 0)
+  );
+}
+
+/** One value of a field (a list element, a map value, or the field itself). */
+function valueOf(value: unknown, rule: Rule, table: PresenceTable): unknown {
+  const child = rule.child;
+  if (child === '' || child === '*' || child.startsWith('=')) return value;
+  // A message: walk it (a non-object is left as is: the signature then covers what was sent).
+  return isObject(value) ? messageOf(value, child, table) : value;
+}
+
+function fieldOf(value: unknown, rule: Rule, table: PresenceTable): unknown {
+  if (Array.isArray(value)) return value.map((item: unknown) => valueOf(item, rule, table));
+  // A map of messages (securitySchemes, scopes...): the map's own keys are data, not fields.
+  if (isObject(value) && rule.presence.endsWith('m')) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = valueOf(item, rule, table);
+    return out;
+  }
+  return valueOf(value, rule, table);
+}
+
+function messageOf(value: Record<string, unknown>, message: string, table: PresenceTable): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const rule of rulesOf(table, message)) {
+    const raw = value[rule.name];
+    if (raw === undefined || raw === null) continue;
+    const v = fieldOf(raw, rule, table);
+    if (rule.presence.startsWith('d') && isDefault(v, rule.child)) continue;
+    out[rule.name] = v;
+  }
+  return out;
+}
+
+/** The card as signed: presence rules applied at every level, `signatures` removed. */
+export function cardSigningPayload(card: AgentCard | Record<string, unknown>, table: PresenceTable = AGENT_CARD_PRESENCE): Record<string, unknown> {
+  const out = messageOf(card as Record<string, unknown>, table.root, table);
+  delete out.signatures;
+  return out;
+}
+
+/** The RFC 8785 text of the signing payload (encode as UTF-8 to sign). */
+export function canonicalCard(card: AgentCard | Record<string, unknown>): string {
+  return canonicalize(cardSigningPayload(card));
+}
