@@ -34,6 +34,9 @@ export function renderTask(task: Task, style: Style, options: TaskRenderOptions 
 
 /** For a task waiting for input: how to answer it (empty otherwise). */
 export function inputHint(task: Task, options: { url: string; style: Style }): string {
-  if (task.status.state !== 'TASK_STATE_INPUT_REQUIRED') return '';
-  return options.style.dim(`answer with: a2a send ${options.url} "<answer>" --task ${task.id}`) + '\n';
+  const answer = `a2a send ${options.url} "<answer>" --task ${task.id}`;
+  if (task.status.state === 'TASK_STATE_INPUT_REQUIRED') return options.style.dim(`answer with: ${answer}`) + '\n';
+  // In-task authorization: the same user continues with new credentials (A2A_TOKEN or --api-key).
+  if (task.status.state === 'TASK_STATE_AUTH_REQUIRED') return options.style.dim(`authorize as asked, then continue with new credentials: A2A_TOKEN=… ${answer}`) + '\n';
+  return '';
 }
