@@ -42,8 +42,8 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 export interface PushConfigServiceOptions {
   store: PushStore;
   box: CredentialBox;
-  /** Resolves the task or throws TaskNotFoundError (ownership checks live there too). */
-  requireTask: (tenant: string, taskId: string) => Promise<unknown>;
+  /** Resolves the task or throws TaskNotFoundError; another owner's task counts as missing. */
+  requireTask: (tenant: string, taskId: string, owner: string) => Promise<unknown>;
   newId: () => string;
   ssrf: SsrfOptions;
   limits?: Partial<PushConfigLimits>;
@@ -58,11 +58,11 @@ export class PushConfigService {
     this.limits = { ...DEFAULT_PUSH_CONFIG_LIMITS, ...options.limits };
   }
 
-  async create(req: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+  async create(req: TaskPushNotificationConfig, owner: string): Promise<TaskPushNotificationConfig> {
     const tenant = req.tenant ?? '';
     const taskId = req.taskId ?? '';
     if (!taskId) throw invalidField('taskId', 'is required');
-    await this.options.requireTask(tenant, taskId);
+    await this.options.requireTask(tenant, taskId, owner);
     const config = this.prepare(req, { taskId, field: '' });
     await this.checkRoom(tenant, config);
     await this.options.store.putPushConfig(tenant, this.options.box.seal(config));
@@ -82,18 +82,18 @@ export class PushConfigService {
     this.options.onConfigured?.(tenant, config.taskId);
   }
 
-  async get(req: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
+  async get(req: GetTaskPushNotificationConfigRequest, owner: string): Promise<TaskPushNotificationConfig> {
     const tenant = req.tenant ?? '';
-    await this.options.requireTask(tenant, req.taskId);
+    await this.options.requireTask(tenant, req.taskId, owner);
     const config = await this.options.store.getPushConfig(tenant, req.taskId, req.id);
     // PUSH-03: an unknown config is reported as TaskNotFound, like an unknown task.
     if (!config) throw new TaskNotFoundError(`Push notification config ${req.id} not found for task ${req.taskId}`, { metadata: { taskId: req.taskId } });
     return present(this.options.box.open(config), tenant);
   }
 
-  async list(req: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse> {
+  async list(req: ListTaskPushNotificationConfigsRequest, owner: string): Promise<ListTaskPushNotificationConfigsResponse> {
     const tenant = req.tenant ?? '';
-    await this.options.requireTask(tenant, req.taskId);
+    await this.options.requireTask(tenant, req.taskId, owner);
     const pageSize = Math.min(req.pageSize || 100, 100);
     const afterId = req.pageToken ? readToken(req.pageToken, req.taskId) : undefined;
     const page = await this.options.store.listPushConfigs(tenant, req.taskId, { pageSize, ...(afterId !== undefined ? { afterId } : {}) });
@@ -105,9 +105,9 @@ export class PushConfigService {
   }
 
   /** PUSH-07: idempotent; deleting an absent config of an existing task succeeds. */
-  async delete(req: DeleteTaskPushNotificationConfigRequest): Promise<Record<string, never>> {
+  async delete(req: DeleteTaskPushNotificationConfigRequest, owner: string): Promise<Record<string, never>> {
     const tenant = req.tenant ?? '';
-    await this.options.requireTask(tenant, req.taskId);
+    await this.options.requireTask(tenant, req.taskId, owner);
     await this.options.store.deletePushConfig(tenant, req.taskId, req.id);
     return {};
   }

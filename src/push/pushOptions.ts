@@ -44,7 +44,7 @@ export interface PushOptions {
 export interface PushRuntimeInput {
   store: TaskStore;
   options: PushOptions;
-  requireTask: (tenant: string, taskId: string) => Promise<unknown>;
+  requireTask: (tenant: string, taskId: string, owner: string) => Promise<unknown>;
   newId: () => string;
   onError?: ((error: unknown) => void) | undefined;
 }

@@ -28,14 +28,21 @@ export interface InterfaceUrls {
   restPath: string | null;
   /** host:port of the gRPC listener, when there is one. */
   grpcAddress?: string;
+  /** Multi-tenancy: every interface carries this tenant, which clients copy into each request (TENANT-02). */
+  tenant?: string;
 }
 
-/** OPS-02 / CARD-04: every binding served, absolute URLs, preference order JSON-RPC, REST, gRPC. */
+/**
+ * OPS-02 / CARD-04: every binding served, absolute URLs, preference order JSON-RPC, REST, gRPC;
+ * with `urls.tenant`, each interface carries it (the REST URL stays the base: clients add the
+ * `/{tenant}` prefix, TENANT-04).
+ */
 export function withInterfaces(card: AgentCardBase, urls: InterfaceUrls): AgentCard {
   const base = urls.httpBaseUrl.replace(/\/$/, '');
   const interfaces: AgentCard['supportedInterfaces'] = [];
-  if (urls.jsonRpcPath !== null) interfaces.push({ url: base + urls.jsonRpcPath, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
-  if (urls.restPath !== null) interfaces.push({ url: base + urls.restPath, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
-  if (urls.grpcAddress) interfaces.push({ url: urls.grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0' });
+  const tenant = urls.tenant ? { tenant: urls.tenant } : {};
+  if (urls.jsonRpcPath !== null) interfaces.push({ url: base + urls.jsonRpcPath, protocolBinding: 'JSONRPC', protocolVersion: '1.0', ...tenant });
+  if (urls.restPath !== null) interfaces.push({ url: base + urls.restPath, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', ...tenant });
+  if (urls.grpcAddress) interfaces.push({ url: urls.grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', ...tenant });
   return { ...card, supportedInterfaces: interfaces };
 }

@@ -11,12 +11,14 @@ import { handleRest } from '../bindings/rest/server.js';
 import { PayloadTooLargeError } from '../protocol/errors.js';
 import { PROTOCOL_VERSION } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
-import { AGENT_CARD_PATH, createAgentCardRoute } from './agentCardRoute.js';
+import { AGENT_CARD_PATH, createAgentCardRoute, type CardRouteOptions } from './agentCardRoute.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './http/httpTypes.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './http/jsonBody.js';
 import { A2ARequestHandler, type RequestHandlerOptions } from './requestHandler.js';
+import { TenantRouter, checkSameSecurity, type RequestHandlerLike, type TenantRouterOptions } from './tenantRouter.js';
 
-export interface A2AHandlerOptions extends RequestHandlerOptions {
+/** How the HTTP side is served, whatever handles the operations. */
+export interface HttpBindingOptions {
   /** Path of the JSON-RPC endpoint (default /a2a/jsonrpc); null disables the binding. */
   jsonRpcPath?: string | null;
   /** Base path of the HTTP+JSON binding (default /a2a/rest); null disables the binding. */
@@ -40,14 +42,32 @@ export interface A2AHandlerOptions extends RequestHandlerOptions {
    * Enforce the card's `securitySchemes` / `securityRequirements` (SEC-02): verifier settings per
    * scheme name (API keys, JWT bearer / OAuth2 / OIDC against a JWKS, mutual TLS). The principal
    * reaches the request handler and the agent. `'external'`: a gateway in front authenticates
-   * (nothing is checked here). Required when the card declares requirements.
+   * (nothing is checked here). Required when the card declares requirements. With several
+   * tenants, every tenant's card must declare the same security (one authenticator serves all).
    */
   auth?: AuthConfig | 'external';
+  /** Called with agent and internal failures (never with request secrets). */
+  onError?: (error: unknown) => void;
 }
 
-export interface A2AHandler extends HttpHandler {
+/** One agent: its card and executor (the classic form). */
+export interface A2AHandlerOptions extends RequestHandlerOptions, HttpBindingOptions {}
+
+/**
+ * Several agents from one server (issue 8): a TenantRouter is built from `tenants`; each tenant's
+ * card is served at `/{tenant}/.well-known/agent-card.json`, the default tenant's also at the root.
+ */
+export interface TenantA2AHandlerOptions extends TenantRouterOptions, HttpBindingOptions {}
+
+/** A request handler built elsewhere (an A2ARequestHandler or a TenantRouter). */
+export interface ExistingHandlerOptions<H extends RequestHandlerLike> extends HttpBindingOptions {
+  requestHandler: H;
+}
+
+export interface A2AHandler<H extends RequestHandlerLike = A2ARequestHandler> extends HttpHandler {
   fetch(request: Request): Promise<Response>;
-  readonly requestHandler: A2ARequestHandler;
+  readonly requestHandler: H;
+  /** The card at /.well-known/agent-card.json (with tenants: the default tenant's, else the first's). */
   readonly agentCard: AgentCard;
   /** The card's security enforcement (shared with a gRPC listener on the same handler). */
   readonly authenticator: Authenticator | undefined;
@@ -70,11 +90,20 @@ export function handlerAuthenticator(card: Pick<AgentCard, 'securitySchemes' | '
   return undefined;
 }
 
-export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
-  const authenticator = handlerAuthenticator(options.agentCard, options.auth);
-  const requestHandler = new A2ARequestHandler(options);
+export function createA2AHandler(options: A2AHandlerOptions): A2AHandler;
+export function createA2AHandler(options: TenantA2AHandlerOptions): A2AHandler<TenantRouter>;
+export function createA2AHandler<H extends RequestHandlerLike>(options: ExistingHandlerOptions<H>): A2AHandler<H>;
+export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOptions | ExistingHandlerOptions<RequestHandlerLike>): A2AHandler<RequestHandlerLike> {
+  const requestHandler: RequestHandlerLike =
+    'requestHandler' in options ? options.requestHandler : 'tenants' in options ? new TenantRouter(options) : new A2ARequestHandler(options);
+  const router = requestHandler instanceof TenantRouter ? requestHandler : undefined;
+  // One authenticator for all tenants: their cards must agree on what it enforces.
+  if (router && options.auth !== 'external') checkSameSecurity(router.cards);
+  const agentCard = requestHandler.agentCard;
+  const authenticator = handlerAuthenticator(agentCard, options.auth);
   const binding = new BindingContext({
-    handler: requestHandler,
+    // The bindings only call unary/stream/agentCard (TenantRouter has them too).
+    handler: requestHandler as A2ARequestHandler,
     limits: {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       maxJsonDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
@@ -87,13 +116,15 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
   const jsonRpcPath = options.jsonRpcPath === undefined ? DEFAULT_JSONRPC_PATH : options.jsonRpcPath;
   const restPath = options.restPath === undefined ? DEFAULT_REST_PATH : options.restPath;
   const restPrefix = restPath === null ? null : restPath.replace(/\/$/, '');
-  const card = createAgentCardRoute(options.agentCard, options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds });
+  const cardOptions = options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds };
+  const cards = router ? tenantCardRoutes(router, cardOptions) : new Map([[AGENT_CARD_PATH, createAgentCardRoute(agentCard, cardOptions)]]);
 
-  const cors = corsPolicy(options.corsOrigins, apiKeyHeaders(options.agentCard));
+  const cors = corsPolicy(options.corsOrigins, apiKeyHeaders(agentCard));
 
   async function handle(req: HttpRequest): Promise<HttpResponse> {
     const path = req.path;
-    if (path === AGENT_CARD_PATH) return req.method === 'OPTIONS' ? cors.preflight(req, true) : card(req);
+    const card = path.endsWith(AGENT_CARD_PATH) ? cards.get(path) : undefined;
+    if (card) return req.method === 'OPTIONS' ? cors.preflight(req, true) : card(req);
     if (req.method === 'OPTIONS') return cors.preflight(req, false);
     const res = await route(req, path);
     return cors.decorate(req, res);
@@ -113,7 +144,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
 
   return {
     requestHandler,
-    agentCard: options.agentCard,
+    agentCard,
     authenticator,
     handle,
     async fetch(request: Request): Promise<Response> {
@@ -121,6 +152,27 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
       return toFetchResponse(res);
     },
   };
+}
+
+/**
+ * Each tenant's card at `/{tenant}/.well-known/agent-card.json`; the default tenant's also at the
+ * root. Without a default the root answers 404 (it names no tenant).
+ */
+function tenantCardRoutes(router: TenantRouter, options: CardRouteOptions): Map<string, (req: HttpRequest) => HttpResponse> {
+  const routes = new Map<string, (req: HttpRequest) => HttpResponse>();
+  for (const [tenant, card] of router.cards) {
+    const route = createAgentCardRoute(card, options);
+    routes.set(`/${tenant}${AGENT_CARD_PATH}`, route);
+    if (tenant === router.defaultTenant) routes.set(AGENT_CARD_PATH, route);
+  }
+  if (!routes.has(AGENT_CARD_PATH)) {
+    routes.set(AGENT_CARD_PATH, () => ({
+      status: 404,
+      headers: { 'content-type': 'application/json', 'access-control-allow-origin': '*' },
+      body: JSON.stringify({ error: { code: 404, status: 'NOT_FOUND', message: `This server hosts several agents: each card is at /{tenant}${AGENT_CARD_PATH}` } }),
+    }));
+  }
+  return routes;
 }
 
 function fromFetchRequest(request: Request): HttpRequest {

@@ -34,6 +34,8 @@ export interface ExecutionInput {
   claim?: MessageClaim;
   /** PUSH-09: registered with the task when this run creates it. */
   pushConfig?: StoredPushConfig;
+  /** Who the task belongs to when this run creates it (the caller's principal id, '' anonymous). */
+  owner?: string;
   /** A re-run of the existing task (takeover after an instance died): its message is already in the history. */
   resume?: boolean;
 }
@@ -263,9 +265,13 @@ export class Execution implements TaskUpdater {
       status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() },
       history: [this.input.context.message],
     };
-    const { claim, pushConfig } = this.input;
+    const { claim, pushConfig, owner } = this.input;
     try {
-      this.record = await this.input.writer.create(this.input.context.tenant, task, { ...(claim ? { claim } : {}), ...(pushConfig ? { pushConfig } : {}) });
+      this.record = await this.input.writer.create(this.input.context.tenant, task, {
+        ...(claim ? { claim } : {}),
+        ...(pushConfig ? { pushConfig } : {}),
+        ...(owner ? { owner } : {}),
+      });
     } catch (error) {
       // A concurrent duplicate of this message created its task first: every later write of
       // this run is refused too, and run() answers with that task.

@@ -150,7 +150,7 @@ export class A2ARequestHandler {
     return runtime({
       store: this.store,
       options: options.push ?? {},
-      requireTask: (tenant, taskId) => this.requireTask(tenant, taskId),
+      requireTask: (tenant, taskId, owner) => this.requireTask(tenant, taskId, owner),
       newId: this.newId,
       onError: options.onError,
     });
@@ -175,31 +175,31 @@ export class A2ARequestHandler {
       case 'sendMessage':
         return (await this.sendMessage(req as SendMessageRequest, ctx)) as OperationResponses[K];
       case 'getTask':
-        return (await this.getTask(req as GetTaskRequest)) as OperationResponses[K];
+        return (await this.getTask(req as GetTaskRequest, ctx)) as OperationResponses[K];
       case 'listTasks':
-        return (await this.listTasks(req as ListTasksRequest)) as OperationResponses[K];
+        return (await this.listTasks(req as ListTasksRequest, ctx)) as OperationResponses[K];
       case 'cancelTask':
-        return (await this.cancelTask(req as CancelTaskRequest)) as OperationResponses[K];
+        return (await this.cancelTask(req as CancelTaskRequest, ctx)) as OperationResponses[K];
       case 'getExtendedAgentCard':
         return (await this.getExtendedAgentCard(ctx)) as OperationResponses[K];
       default:
-        return (await this.pushOperation(op, req)) as OperationResponses[K];
+        return (await this.pushOperation(op, req, ownerOf(ctx))) as OperationResponses[K];
     }
   }
 
   /** The four push config operations; gate() refused them unless push is declared. */
-  private pushOperation(op: UnaryOperationName, req: unknown): Promise<unknown> {
+  private pushOperation(op: UnaryOperationName, req: unknown, owner: string): Promise<unknown> {
     const configs = this.push?.configs;
     if (!configs) throw new PushNotificationNotSupportedError();
     switch (op) {
       case 'createTaskPushNotificationConfig':
-        return configs.create(req as TaskPushNotificationConfig);
+        return configs.create(req as TaskPushNotificationConfig, owner);
       case 'getTaskPushNotificationConfig':
-        return configs.get(req as GetTaskPushNotificationConfigRequest);
+        return configs.get(req as GetTaskPushNotificationConfigRequest, owner);
       case 'listTaskPushNotificationConfigs':
-        return configs.list(req as ListTaskPushNotificationConfigsRequest);
+        return configs.list(req as ListTaskPushNotificationConfigsRequest, owner);
       case 'deleteTaskPushNotificationConfig':
-        return configs.delete(req as DeleteTaskPushNotificationConfigRequest);
+        return configs.delete(req as DeleteTaskPushNotificationConfigRequest, owner);
       default:
         throw new PushNotificationNotSupportedError();
     }
@@ -234,7 +234,7 @@ export class A2ARequestHandler {
 
   private async sendMessage(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
     // R4: a retry of a message already received is answered from its task; the agent does not run again.
-    const duplicate = await this.duplicateOf(req, { wait: req.configuration?.returnImmediately !== true });
+    const duplicate = await this.duplicateOf(req, { wait: req.configuration?.returnImmediately !== true, owner: ownerOf(ctx) });
     if (duplicate) return this.toResponse({ kind: 'task', record: duplicate }, req.configuration?.historyLength);
     const execution = await this.startExecution(req, ctx);
     const wait = req.configuration?.returnImmediately ? execution.started : execution.settled;
@@ -246,7 +246,7 @@ export class A2ARequestHandler {
     const tenant = req.tenant ?? '';
     const historyLength = req.configuration?.historyLength;
     const shape = (task: Task) => shapeTask(task, { historyLength });
-    const duplicate = await this.duplicateOf(req, { wait: false });
+    const duplicate = await this.duplicateOf(req, { wait: false, owner: ownerOf(ctx) });
     // R4: a retried stream follows the task its first delivery started, from its current snapshot.
     if (duplicate) return this.openStream({ tenant, taskId: duplicate.task.id, start: 'snapshot' }, ctx, shape);
     const execution = await this.startExecution(req, ctx);
@@ -264,7 +264,7 @@ export class A2ARequestHandler {
 
   private async subscribeToTask(req: SubscribeToTaskRequest, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     const tenant = req.tenant ?? '';
-    const record = await this.requireTask(tenant, req.id);
+    const record = await this.requireTask(tenant, req.id, ownerOf(ctx));
     if (ctx.lastEventId !== undefined) return this.openStream({ tenant, taskId: req.id, start: ctx.lastEventId }, ctx);
     if (isTerminalState(record.task.status.state)) {
       throw new UnsupportedOperationError(`Task ${req.id} is in a terminal state and cannot be subscribed to`, { metadata: { taskId: req.id } });
@@ -287,16 +287,18 @@ export class A2ARequestHandler {
     });
   }
 
-  private async getTask(req: GetTaskRequest): Promise<Task> {
-    const record = await this.requireTask(req.tenant ?? '', req.id);
+  private async getTask(req: GetTaskRequest, ctx: CallContext): Promise<Task> {
+    const record = await this.requireTask(req.tenant ?? '', req.id, ownerOf(ctx));
     return shapeTask(record.task, { historyLength: req.historyLength });
   }
 
-  private async listTasks(req: ListTasksRequest): Promise<ListTasksResponse> {
+  private async listTasks(req: ListTasksRequest, ctx: CallContext): Promise<ListTasksResponse> {
     const pageSize = req.pageSize ?? 50;
     const after = decodePageToken(req);
     const result = await this.store.list({
       tenant: req.tenant ?? '',
+      // ListTasks shows only the caller's tasks (spec 13.1).
+      owner: ownerOf(ctx),
       ...(req.contextId ? { contextId: req.contextId } : {}),
       ...(req.status ? { status: req.status } : {}),
       ...(req.statusTimestampAfter ? { statusTimestampAfter: req.statusTimestampAfter } : {}),
@@ -313,9 +315,9 @@ export class A2ARequestHandler {
     };
   }
 
-  private async cancelTask(req: CancelTaskRequest): Promise<Task> {
+  private async cancelTask(req: CancelTaskRequest, ctx: CallContext): Promise<Task> {
     const tenant = req.tenant ?? '';
-    const record = await this.requireTask(tenant, req.id);
+    const record = await this.requireTask(tenant, req.id, ownerOf(ctx));
     const notCancelable = () =>
       new TaskNotCancelableError(`Task ${req.id} is in a terminal state and cannot be canceled`, { metadata: { taskId: req.id } });
     if (isTerminalState(record.task.status.state)) throw notCancelable();
@@ -327,7 +329,7 @@ export class A2ARequestHandler {
     // dropped (LIFE-02) and blocking callers see the canceled task (MSG-01).
     if (!updater.isTerminal) await updater.cancel();
     this.runner.abort(tenant, req.id);
-    const after = (await this.requireTask(tenant, req.id)).task;
+    const after = (await this.requireTask(tenant, req.id, ownerOf(ctx))).task;
     // R5: if the agent finished first, this cancel changed nothing: the task is not cancelable.
     if (after.status.state !== 'TASK_STATE_CANCELED') throw notCancelable();
     return after;
@@ -343,20 +345,22 @@ export class A2ARequestHandler {
    * R4: the task of a message id already recorded in this tenant, after the run it started has
    * settled (unless `wait` is false); a different message under a used id is invalid params.
    */
-  private async duplicateOf(req: SendMessageRequest, options: { wait: boolean }): Promise<TaskRecord | undefined> {
+  private async duplicateOf(req: SendMessageRequest, options: { wait: boolean; owner: string }): Promise<TaskRecord | undefined> {
     const tenant = req.tenant ?? '';
     const seen = await this.store.findMessage(tenant, req.message.messageId);
     if (!seen) return undefined;
-    if (seen.fingerprint !== messageFingerprint(req.message)) {
+    // Another principal's message id is "used", without saying by whom or for which task.
+    if (seen.owner !== options.owner || seen.fingerprint !== messageFingerprint(req.message)) {
       throw invalidField('message.messageId', 'was already used for a different message');
     }
     if (options.wait) await this.runner.idle(tenant, seen.taskId);
-    return this.requireTask(tenant, seen.taskId);
+    return this.requireTask(tenant, seen.taskId, options.owner);
   }
 
-  private async requireTask(tenant: string, id: string): Promise<TaskRecord> {
+  /** SEC-03 / spec 13.1: someone else's task is reported exactly like a missing one. */
+  private async requireTask(tenant: string, id: string, owner: string): Promise<TaskRecord> {
     const record = await this.store.get(tenant, id);
-    if (!record) throw new TaskNotFoundError(`Task ${id} not found`, { metadata: { taskId: id } });
+    if (!record || record.owner !== owner) throw new TaskNotFoundError(`Task ${id} not found`, { metadata: { taskId: id } });
     return record;
   }
 
@@ -371,7 +375,7 @@ export class A2ARequestHandler {
     let existing: TaskRecord | undefined;
     let contextId: string;
     if (message.taskId) {
-      existing = await this.requireTask(tenant, message.taskId);
+      existing = await this.requireTask(tenant, message.taskId, ownerOf(ctx));
       if (isTerminalState(existing.task.status.state)) {
         throw new UnsupportedOperationError(`Task ${message.taskId} is in a terminal state; start a new task in the same context`, {
           metadata: { taskId: message.taskId },
@@ -394,6 +398,7 @@ export class A2ARequestHandler {
       existing,
       abort: controller,
       claim: messageClaim(message),
+      owner: ownerOf(ctx),
       ...(pushConfig ? { pushConfig } : {}),
       newId: this.newId,
       ...(this.options.onError ? { onError: this.options.onError } : {}),
@@ -493,6 +498,11 @@ export class A2ARequestHandler {
     // Deliveries not yet made stay in the outbox for the next start.
     await this.push?.dispatcher?.stop();
   }
+}
+
+/** Tasks belong to who created them: the authenticated principal, or '' without authentication. */
+function ownerOf(ctx: CallContext): string {
+  return ctx.principal?.id ?? '';
 }
 
 function textOf(parts: readonly Part[]): string {

@@ -13,6 +13,7 @@ import { DuplicateMessageError } from '../../src/server/stores/taskStore.js';
 import { messageFingerprint } from '../../src/server/messageFingerprint.js';
 import { runPushContract } from './pushContract.js';
 import { runLeaseContract } from './leaseContract.js';
+import { runOwnerContract } from './ownerContract.js';
 
 export interface StoreUnderTest {
   store: TaskStore;
@@ -122,9 +123,9 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
     storeTest('create: version 1, seq 1, the {task} snapshot as event 1; get returns the same task', async ({ store }) => {
       const task = makeTask('t1', { contextId: 'c1' });
       const created = await store.create('', task);
-      assert.deepEqual(created.record, { tenant: '', task, version: 1, seq: 1 });
+      assert.deepEqual(created.record, { tenant: '', owner: '', task, version: 1, seq: 1 });
       assert.deepEqual(created.events, [{ seq: 1, event: { task } }]);
-      assert.deepEqual(await store.get('', 't1'), { tenant: '', task, version: 1, seq: 1 });
+      assert.deepEqual(await store.get('', 't1'), { tenant: '', owner: '', task, version: 1, seq: 1 });
       assert.deepEqual(await store.events('', 't1', 0), [{ seq: 1, event: { task } }]);
     });
 
@@ -146,12 +147,12 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       const next = withStatus(task, 'TASK_STATE_WORKING', 5);
       const events = [statusEvent(task, 'TASK_STATE_WORKING', 5), artifactEvent(task, 'x')];
       const result = await store.append({ tenant: '', taskId: 'a1', expectedVersion: 1, task: next, events });
-      assert.deepEqual(result.record, { tenant: '', task: next, version: 2, seq: 3 });
+      assert.deepEqual(result.record, { tenant: '', owner: '', task: next, version: 2, seq: 3 });
       assert.deepEqual(result.events, [
         { seq: 2, event: events[0] },
         { seq: 3, event: events[1] },
       ]);
-      assert.deepEqual(await store.get('', 'a1'), { tenant: '', task: next, version: 2, seq: 3 });
+      assert.deepEqual(await store.get('', 'a1'), { tenant: '', owner: '', task: next, version: 2, seq: 3 });
       assert.deepEqual(await store.events('', 'a1', 0), [{ seq: 1, event: { task } }, ...result.events]);
     });
 
@@ -227,7 +228,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       await store.create('a', a);
       await store.create('b', b);
       await store.append({ tenant: 'a', taskId: 'same', expectedVersion: 1, task: withStatus(a, 'TASK_STATE_WORKING', 2), events: [statusEvent(a, 'TASK_STATE_WORKING', 2)] });
-      assert.deepEqual(await store.get('b', 'same'), { tenant: 'b', task: b, version: 1, seq: 1 });
+      assert.deepEqual(await store.get('b', 'same'), { tenant: 'b', owner: '', task: b, version: 1, seq: 1 });
       assert.equal((await store.get('a', 'same'))?.version, 2);
       assert.equal(await store.get('', 'same'), undefined);
       assert.deepEqual(seqs(await store.events('b', 'same', 0)), [1]);
@@ -261,7 +262,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       assert.equal(result.totalSize, 6);
       assert.equal(result.hasMore, false);
       const movedRecord = result.records[1];
-      assert.deepEqual(movedRecord, { tenant: '', task: withStatus(moved, 'TASK_STATE_WORKING', 15), version: 2, seq: 2 });
+      assert.deepEqual(movedRecord, { tenant: '', owner: '', task: withStatus(moved, 'TASK_STATE_WORKING', 15), version: 2, seq: 2 });
     });
 
     storeTest('list filters: contextId, status, statusTimestampAfter (inclusive, any ISO form), combined', async ({ store }) => {
@@ -460,13 +461,13 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       const first = makeTask('idem');
       const claim = { messageId: 'm-1', fingerprint: messageFingerprint({ parts: [{ text: 'hello' }] }) };
       await store.create('', first, { claim });
-      assert.deepEqual(await store.findMessage('', 'm-1'), { messageId: 'm-1', taskId: 'idem', fingerprint: claim.fingerprint });
+      assert.deepEqual(await store.findMessage('', 'm-1'), { messageId: 'm-1', taskId: 'idem', fingerprint: claim.fingerprint, owner: '' });
       assert.equal(await store.findMessage('', 'm-2'), undefined);
       assert.equal(await store.findMessage('other', 'm-1'), undefined);
       // The same id again, for a new task: refused, and that task does not exist.
       await assert.rejects(store.create('', makeTask('idem-2'), { claim }), (e: unknown) => {
         assert.ok(e instanceof DuplicateMessageError);
-        assert.deepEqual(e.existing, { messageId: 'm-1', taskId: 'idem', fingerprint: claim.fingerprint });
+        assert.deepEqual(e.existing, { messageId: 'm-1', taskId: 'idem', fingerprint: claim.fingerprint, owner: '' });
         return true;
       });
       assert.equal(await store.get('', 'idem-2'), undefined);
@@ -479,7 +480,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
         store.append({ tenant: '', taskId: 'idem', expectedVersion: 2, task: withStatus(first, 'TASK_STATE_FAILED', 9), events: [artifactEvent(first, 'b')], claim: follow }),
         (e: unknown) => e instanceof DuplicateMessageError && e.existing.taskId === 'idem',
       );
-      assert.deepEqual(await store.get('', 'idem'), { tenant: '', task: first, version: 2, seq: 2 });
+      assert.deepEqual(await store.get('', 'idem'), { tenant: '', owner: '', task: first, version: 2, seq: 2 });
       // A stale version still reports the version conflict, and records nothing.
       await assert.rejects(
         store.append({ tenant: '', taskId: 'idem', expectedVersion: 1, task: first, events: [], claim: { messageId: 'm-4', fingerprint: 'f4' } }),
@@ -543,6 +544,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
 
   runPushContract(name, makeStore, options);
   runLeaseContract(name, makeStore, options);
+  runOwnerContract(name, makeStore, options);
 }
 
 /** Retention on a SQL store: old terminal tasks go with their events and message ids; others stay. */

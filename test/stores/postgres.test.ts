@@ -11,11 +11,16 @@ import { makeTask, purgeScenario, runStoreContract } from './contract.js';
 import { pgTestDatabase } from './pgSetup.js';
 import { pushStatements } from '../../src/stores/contract/pushSql.js';
 import { migrateStore, openStore } from '../../src/stores/contract/openStore.js';
-import { assertUpgradedFromV2 } from './upgradeChecks.js';
+import { assertUpgradedFromV2, assertUpgradedFromV3, seedV2, seedV3, type SeedSql } from './upgradeChecks.js';
 
 const db = await pgTestDatabase();
 const skip = typeof db === 'string' ? db : undefined;
 if (typeof db !== 'string') after(() => db.dispose());
+
+/** The seeds of upgradeChecks.ts on a pool, in `schema`. */
+function seedOn(pool: pg.Pool, schema: string): SeedSql {
+  return (sql, params) => pool.query(sql.replaceAll('{s}', `"${schema}"`), params);
+}
 
 function open(schema: string, extra: { migrate?: boolean } = {}): Promise<PostgresTaskStore> {
   if (typeof db === 'string') throw new Error(db);
@@ -60,57 +65,63 @@ describe('postgres store', skip ? { skip } : {}, () => {
     await (await open(fresh, { migrate: false })).close();
   });
 
-  test('list queries use the indexes (EXPLAIN on a table with 5,000 tasks)', async () => {
+  test('list queries of an owner use the indexes (EXPLAIN on a table with 5,000 tasks)', async () => {
     if (typeof db === 'string') return;
     const store = await open(db.schema());
     try {
       const s = `"${store.schema}"`;
       await store.pool.query(
-        `INSERT INTO ${s}.tasks (tenant, id, context_id, state, status_ts, version, seq, task_json)
-         SELECT 't' || (g % 5), 'id' || g, 'c' || (g % 50), CASE WHEN g % 3 = 0 THEN 'TASK_STATE_COMPLETED' ELSE 'TASK_STATE_WORKING' END,
+        `INSERT INTO ${s}.tasks (tenant, id, owner, context_id, state, status_ts, version, seq, task_json)
+         SELECT 't' || (g % 5), 'id' || g, 'u' || (g % 2), 'c' || (g % 50), CASE WHEN g % 3 = 0 THEN 'TASK_STATE_COMPLETED' ELSE 'TASK_STATE_WORKING' END,
                 to_char(timestamp '2025-01-01' + g * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 1, 1, '{}'
          FROM generate_series(1, 5000) g`,
       );
       await store.pool.query(`ANALYZE ${s}.tasks`);
+      // Issue 8: the server's ListTasks always filters on the caller's owner; each shape has an
+      // index led by (tenant, owner).
       const plans = [
-        `SELECT task_json FROM ${s}.tasks WHERE tenant = 't1' AND status_ts <= '2025-01-01T00:30:00.000Z' AND (status_ts < '2025-01-01T00:30:00.000Z' OR id < 'x') ORDER BY status_ts DESC, id DESC LIMIT 51`,
-        `SELECT task_json FROM ${s}.tasks WHERE tenant = 't1' AND context_id = 'c1' ORDER BY status_ts DESC, id DESC LIMIT 51`,
-        `SELECT task_json FROM ${s}.tasks WHERE tenant = 't1' AND state = 'TASK_STATE_WORKING' AND status_ts >= '2025-01-01T00:10:00.000Z' ORDER BY status_ts DESC, id DESC LIMIT 51`,
+        `SELECT task_json FROM ${s}.tasks WHERE tenant = 't1' AND owner = 'u1' AND status_ts <= '2025-01-01T01:00:00.000Z' AND (status_ts < '2025-01-01T01:00:00.000Z' OR id < 'x') ORDER BY status_ts DESC, id DESC LIMIT 51`,
+        `SELECT task_json FROM ${s}.tasks WHERE tenant = 't1' AND owner = 'u1' AND context_id = 'c1' ORDER BY status_ts DESC, id DESC LIMIT 51`,
+        `SELECT task_json FROM ${s}.tasks WHERE tenant = 't1' AND owner = 'u1' AND state = 'TASK_STATE_WORKING' AND status_ts >= '2025-01-01T00:10:00.000Z' ORDER BY status_ts DESC, id DESC LIMIT 51`,
       ];
+      const indexes = ['tasks_by_owner', 'tasks_by_owner_context', 'tasks_by_owner_state'];
       for (const [i, sql] of plans.entries()) {
         const plan = (await store.pool.query(`EXPLAIN ${sql}`)).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
-        assert.match(plan, /Index Scan (Backward )?using tasks_by_|Bitmap Index Scan on tasks_by_/, plan);
+        assert.match(plan, new RegExp(`(Index Scan (Backward )?using|Bitmap Index Scan on) ${indexes[i]} `), plan);
         assert.doesNotMatch(plan, /Seq Scan/, plan);
-        // The unfiltered keyset page reads the index in order: no sort, however deep the page.
+        // The owner's keyset page reads the index in order: no sort, however deep the page.
         if (i === 0) assert.doesNotMatch(plan, /Sort/, plan);
       }
       // Page 1000 costs about what page 1 costs.
       await store.pool.query(
-        `INSERT INTO ${s}.tasks (tenant, id, context_id, state, status_ts, version, seq, task_json)
-         SELECT 'deep', id, 'c', 'TASK_STATE_COMPLETED', at, 1, 1,
+        `INSERT INTO ${s}.tasks (tenant, id, owner, context_id, state, status_ts, version, seq, task_json)
+         SELECT 'deep', id, CASE WHEN n % 2 = 0 THEN 'alice' ELSE 'bob' END, 'c', 'TASK_STATE_COMPLETED', at, 1, 1,
                 json_build_object('id', id, 'status', json_build_object('state', 'TASK_STATE_COMPLETED', 'timestamp', at))::text
-         FROM (SELECT 'id' || lpad(g::text, 6, '0') AS id,
+         FROM (SELECT g AS n, 'id' || lpad(g::text, 6, '0') AS id,
                       to_char(timestamp '2025-01-01' + (g / 3) * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
                FROM generate_series(1, 20000) g) rows`,
       );
       await store.pool.query(`ANALYZE ${s}.tasks`);
+        const query = { tenant: 'deep', owner: 'alice', pageSize: 10 }; // every other task
+      const total = 10_000;
       let cursor: { timestamp: string; id: string } | undefined;
       const timings: number[] = [];
       let seen = 0;
       for (let page = 0; page < 1000; page++) {
         const start = process.hrtime.bigint();
-        const r = await store.list({ tenant: 'deep', pageSize: 20, ...(cursor ? { after: cursor } : {}) });
+        const r = await store.list({ ...query, ...(cursor ? { after: cursor } : {}) });
         timings.push(Number(process.hrtime.bigint() - start) / 1e6);
         seen += r.records.length;
+        assert.equal(r.totalSize, total);
         const last = r.records.at(-1);
         if (!last) break;
         cursor = { timestamp: last.task.status.timestamp ?? '', id: last.task.id };
       }
-      assert.equal(seen, 20_000);
+      assert.equal(seen, total);
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
       const first = median(timings.slice(0, 50));
       const last = median(timings.slice(-50));
-      if (process.env.A2A_TEST_VERBOSE) console.log(`postgres list page 1..50 median ${first.toFixed(3)} ms, page 951..1000 median ${last.toFixed(3)} ms`);
+      if (process.env.A2A_TEST_VERBOSE) console.log(`postgres owner list page 1..50 median ${first.toFixed(3)} ms, page 951..1000 median ${last.toFixed(3)} ms`);
       assert.ok(last < first * 3 + 1, `first pages ${first.toFixed(3)} ms, last pages ${last.toFixed(3)} ms`);
     } finally {
       await store.close();
@@ -206,22 +217,45 @@ describe('postgres push store', skip ? { skip } : {}, () => {
     try {
       await migratePostgres(pool, { schema, migrations: POSTGRES_MIGRATIONS.slice(0, 2) });
       const task = makeTask('old', { state: 'TASK_STATE_WORKING' });
-      await pool.query(`INSERT INTO "${schema}".tasks (tenant, id, context_id, state, status_ts, version, seq, task_json) VALUES ('', 'old', $1, $2, $3, 1, 1, $4)`, [
-        task.contextId,
-        task.status.state,
-        task.status.timestamp,
-        JSON.stringify(task),
-      ]);
-      await pool.query(`INSERT INTO "${schema}".events (tenant, task_id, seq, event_json) VALUES ('', 'old', 1, $1)`, [JSON.stringify({ task })]);
-      await pool.query(`INSERT INTO "${schema}".push_configs (tenant, task_id, id, config_json) VALUES ('', 'old', 'c', $1)`, [
-        JSON.stringify({ id: 'c', taskId: 'old', url: 'https://hooks.example/' }),
-      ]);
+      await seedV2(seedOn(pool, schema), task);
       await assert.rejects(open(schema, { migrate: false }), /run "a2a db migrate"/);
       const store = await open(schema);
       try {
         assert.equal(store.migration.from, 2);
         assert.deepEqual(store.migration.applied, POSTGRES_MIGRATIONS.slice(2).map((m) => m.version));
         await assertUpgradedFromV2(store, task);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
+  test('a version-3 schema upgrades to task owners: every existing task and message id belongs to the anonymous owner', async () => {
+    if (typeof db === 'string') return;
+    const schema = db.schema();
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    try {
+      await migratePostgres(pool, { schema, migrations: POSTGRES_MIGRATIONS.slice(0, 3) });
+      const task = makeTask('old', { state: 'TASK_STATE_WORKING' });
+      await seedV3(seedOn(pool, schema), task);
+      await assert.rejects(open(schema, { migrate: false }), /run "a2a db migrate"/);
+      const store = await open(schema);
+      try {
+        assert.equal(store.migration.from, 3);
+        assert.deepEqual(store.migration.applied, POSTGRES_MIGRATIONS.slice(3).map((m) => m.version));
+        const column = await pool.query(
+          `SELECT is_nullable, column_default, collation_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'tasks' AND column_name = 'owner'`,
+          [schema],
+        );
+        assert.deepEqual(column.rows, [{ is_nullable: 'NO', column_default: "''::text", collation_name: 'C' }]);
+        const indexes = await pool.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'tasks_by_%' ORDER BY indexname`, [schema]);
+        assert.deepEqual(
+          indexes.rows.map((r: { indexname: string }) => r.indexname),
+          ['tasks_by_owner', 'tasks_by_owner_context', 'tasks_by_owner_state'],
+        );
+        await assertUpgradedFromV3(store, task);
       } finally {
         await store.close();
       }

@@ -14,10 +14,22 @@ import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion } from '../../src/store
 import { makeTask, purgeScenario, runStoreContract } from './contract.js';
 import { pushStatements } from '../../src/stores/contract/pushSql.js';
 import { SQLITE_LEASE_DIALECT, leaseStatements } from '../../src/stores/contract/leaseSql.js';
-import { assertUpgradedFromV2 } from './upgradeChecks.js';
+import { assertUpgradedFromV2, assertUpgradedFromV3, seedV2, seedV3, type SeedSql } from './upgradeChecks.js';
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'a2a-sqlite-'));
+}
+
+/** The seeds of upgradeChecks.ts on a raw SQLite handle: each `$n` becomes a `?` bound to the n-th parameter. */
+function seedOn(db: Database.Database): SeedSql {
+  return async (sql, params) => {
+    const bound: unknown[] = [];
+    const text = sql.replaceAll('{s}.', '').replace(/\$(\d+)/g, (_, n: string) => {
+      bound.push(params[Number(n) - 1]);
+      return '?';
+    });
+    return db.prepare(text).run(...bound);
+  };
 }
 
 runStoreContract('sqlite', async () => {
@@ -100,20 +112,33 @@ test('sqlite: a failing migration rolls back whole, leaving the previous version
   }
 });
 
-test('sqlite: list queries use the indexes (no full scan, no temp b-tree for ORDER BY)', async () => {
+test('sqlite: list queries of an owner use the indexes (no full scan, no temp b-tree for ORDER BY)', async () => {
   const dir = await tempDir();
   try {
     const store = new SqliteTaskStore({ path: join(dir, 'plan.db') });
+    // Issue 8: the server's ListTasks always filters on the caller's owner; each shape has an
+    // index led by (tenant, owner), and its count is answered from that index alone.
     const plans: Record<string, string> = {
-      plain: `SELECT task_json FROM tasks WHERE tenant = ? AND status_ts <= ? AND (status_ts < ? OR id < ?) ORDER BY status_ts DESC, id DESC LIMIT 50`,
-      context: `SELECT task_json FROM tasks WHERE tenant = ? AND context_id = ? AND status_ts <= ? AND (status_ts < ? OR id < ?) ORDER BY status_ts DESC, id DESC LIMIT 50`,
-      state: `SELECT task_json FROM tasks WHERE tenant = ? AND state = ? AND status_ts >= ? ORDER BY status_ts DESC, id DESC LIMIT 50`,
+      owner: `SELECT task_json FROM tasks WHERE tenant = ? AND owner = ? AND status_ts <= ? AND (status_ts < ? OR id < ?) ORDER BY status_ts DESC, id DESC LIMIT 50`,
+      ownerContext: `SELECT task_json FROM tasks WHERE tenant = ? AND owner = ? AND context_id = ? AND status_ts <= ? AND (status_ts < ? OR id < ?) ORDER BY status_ts DESC, id DESC LIMIT 50`,
+      ownerState: `SELECT task_json FROM tasks WHERE tenant = ? AND owner = ? AND state = ? AND status_ts >= ? ORDER BY status_ts DESC, id DESC LIMIT 50`,
+      ownerCount: `SELECT count(*) AS n FROM tasks WHERE tenant = ? AND owner = ?`,
+      ownerContextCount: `SELECT count(*) AS n FROM tasks WHERE tenant = ? AND owner = ? AND context_id = ?`,
+      ownerStateCount: `SELECT count(*) AS n FROM tasks WHERE tenant = ? AND owner = ? AND state = ? AND status_ts >= ?`,
+    };
+    const expected: Record<string, RegExp> = {
+      owner: /USING INDEX tasks_by_owner \(tenant=\? AND owner=\? AND status_ts/,
+      ownerContext: /USING INDEX tasks_by_owner_context \(tenant=\? AND owner=\? AND context_id=\? AND status_ts/,
+      ownerState: /USING INDEX tasks_by_owner_state \(tenant=\? AND owner=\? AND state=\? AND status_ts/,
+      ownerCount: /USING COVERING INDEX tasks_by_owner \(tenant=\? AND owner=\?\)/,
+      ownerContextCount: /USING COVERING INDEX tasks_by_owner_context \(tenant=\? AND owner=\? AND context_id=\?\)/,
+      ownerStateCount: /USING COVERING INDEX tasks_by_owner_state \(tenant=\? AND owner=\? AND state=\? AND status_ts/,
     };
     for (const [name, sql] of Object.entries(plans)) {
       const detail = (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => 'x')) as Array<{ detail: string }>)
         .map((r) => r.detail)
         .join(' | ');
-      assert.match(detail, /USING INDEX tasks_by_/, `${name}: ${detail}`);
+      assert.match(detail, expected[name] ?? /^$/, `${name}: ${detail}`);
       assert.doesNotMatch(detail, /TEMP B-TREE|SCAN tasks(?! USING)/, `${name}: ${detail}`);
     }
     await store.close();
@@ -122,40 +147,42 @@ test('sqlite: list queries use the indexes (no full scan, no temp b-tree for ORD
   }
 });
 
-test('sqlite: page 1000 costs about what page 1 costs (keyset, 20,000 tasks)', async () => {
+test('sqlite: page 1000 of an owner costs about what page 1 costs (keyset, 10,000 tasks of one owner among 20,000)', async () => {
   const dir = await tempDir();
   try {
     const store = new SqliteTaskStore({ path: join(dir, 'pages.db') });
     const insert = store.db.transaction(() => {
+      const row = store.db.prepare(
+        `INSERT INTO tasks (tenant, id, owner, context_id, state, status_ts, version, seq, task_json, created_at, updated_at) VALUES ('', ?, ?, ?, ?, ?, 1, 1, ?, '', '')`,
+      );
       for (let i = 0; i < 20_000; i++) {
         const task = makeTask(`t${String(i).padStart(6, '0')}`, { at: Math.floor(i / 3) });
         // Straight through the store's own statement path would take longer; the shape is what matters.
-        store.db
-          .prepare(
-            `INSERT INTO tasks (tenant, id, context_id, state, status_ts, version, seq, task_json, created_at, updated_at) VALUES ('', ?, ?, ?, ?, 1, 1, ?, '', '')`,
-          )
-          .run(task.id, task.contextId, task.status.state, task.status.timestamp, JSON.stringify(task));
+        row.run(task.id, i % 2 === 0 ? 'alice' : 'bob', task.contextId, task.status.state, task.status.timestamp, JSON.stringify(task));
       }
     });
     insert();
+    const query = { tenant: '', owner: 'alice', pageSize: 10 }; // every other task
+    const total = 10_000;
     let after: { timestamp: string; id: string } | undefined;
     const timings: number[] = [];
     let seen = 0;
     for (let page = 0; page < 1000; page++) {
       const start = process.hrtime.bigint();
-      const r = await store.list({ tenant: '', pageSize: 20, ...(after ? { after } : {}) });
+      const r = await store.list({ ...query, ...(after ? { after } : {}) });
       timings.push(Number(process.hrtime.bigint() - start) / 1e6);
       seen += r.records.length;
+      assert.equal(r.totalSize, total);
       const last = r.records.at(-1);
       if (!last) break;
       after = { timestamp: last.task.status.timestamp ?? '', id: last.task.id };
       assert.equal(r.hasMore, page < 999);
     }
-    assert.equal(seen, 20_000);
+    assert.equal(seen, total);
     const first = median(timings.slice(0, 50));
     const last = median(timings.slice(-50));
     // Generous bound: an OFFSET scan would make the last pages ~1000x the first.
-    if (process.env.A2A_TEST_VERBOSE) console.log(`list page 1..50 median ${first.toFixed(3)} ms, page 951..1000 median ${last.toFixed(3)} ms`);
+    if (process.env.A2A_TEST_VERBOSE) console.log(`owner list page 1..50 median ${first.toFixed(3)} ms, page 951..1000 median ${last.toFixed(3)} ms`);
     assert.ok(last < first * 3 + 1, `first pages ${first.toFixed(3)} ms, last pages ${last.toFixed(3)} ms`);
     await store.close();
   } finally {
@@ -240,14 +267,7 @@ test('sqlite: a version-2 file upgrades to the lease schema with its tasks and p
     const db = new Database(path);
     migrateSqlite(db, SQLITE_MIGRATIONS.slice(0, 2));
     const task = makeTask('old', { state: 'TASK_STATE_WORKING' });
-    db.prepare(`INSERT INTO tasks (tenant, id, context_id, state, status_ts, version, seq, task_json, created_at, updated_at) VALUES ('', 'old', ?, ?, ?, 1, 1, ?, '', '')`).run(
-      task.contextId,
-      task.status.state,
-      task.status.timestamp,
-      JSON.stringify(task),
-    );
-    db.prepare(`INSERT INTO events (tenant, task_id, seq, event_json) VALUES ('', 'old', 1, ?)`).run(JSON.stringify({ task }));
-    db.prepare(`INSERT INTO push_configs (tenant, task_id, id, config_json) VALUES ('', 'old', 'c', ?)`).run(JSON.stringify({ id: 'c', taskId: 'old', url: 'https://hooks.example/' }));
+    await seedV2(seedOn(db), task);
     db.close();
     assert.throws(() => new SqliteTaskStore({ path, migrate: false }), /run "a2a db migrate"/);
     const store = new SqliteTaskStore({ path });
@@ -282,6 +302,34 @@ test('sqlite: lease statements use their indexes (candidates walk the expiry ind
     assert.match(renew, /leases_by_owner/, renew);
     for (const name of ['release', 'takeOver'] as const) assert.match(plan(statements[name]), /USING PRIMARY KEY \(tenant=\? AND task_id=\?\)/, name);
     await store.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: a version-3 file upgrades to task owners: every existing task and message id belongs to the anonymous owner', async () => {
+  const dir = await tempDir();
+  try {
+    const path = join(dir, 'v3.db');
+    const db = new Database(path);
+    migrateSqlite(db, SQLITE_MIGRATIONS.slice(0, 3));
+    const task = makeTask('old', { state: 'TASK_STATE_WORKING' });
+    await seedV3(seedOn(db), task);
+    db.close();
+    assert.throws(() => new SqliteTaskStore({ path, migrate: false }), /run "a2a db migrate"/);
+    const store = new SqliteTaskStore({ path });
+    try {
+      assert.equal(store.migration.from, 3);
+      assert.deepEqual(store.migration.applied, SQLITE_MIGRATIONS.slice(3).map((m) => m.version));
+      const column = (store.db.pragma('table_info(tasks)') as Array<{ name: string; notnull: number; dflt_value: string | null }>).find((c) => c.name === 'owner');
+      assert.deepEqual(column && [column.notnull, column.dflt_value], [1, "''"]);
+      const indexes = store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'tasks_by_%' ORDER BY name`).pluck().all();
+      assert.deepEqual(indexes, ['tasks_by_owner', 'tasks_by_owner_context', 'tasks_by_owner_state']);
+      await assertUpgradedFromV3(store, task);
+      assert.equal(store.checkIntegrity(), 'ok');
+    } finally {
+      await store.close();
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

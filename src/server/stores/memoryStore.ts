@@ -65,9 +65,10 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
   async create(tenant: string, task: Task, options: CreateOptions = {}): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
     const k = key(tenant, task.id);
     if (this.entries.has(k)) throw new VersionConflictError(task.id);
-    this.claim(tenant, task.id, options.claim);
+    const owner = options.owner ?? '';
+    this.claim({ tenant, taskId: task.id, owner }, options.claim);
     const events: StoredEvent[] = [{ seq: 1, event: { task } }];
-    const record: TaskRecord = { tenant, task, version: 1, seq: 1 };
+    const record: TaskRecord = { tenant, owner, task, version: 1, seq: 1 };
     this.entries.set(k, { record, log: events.slice() });
     if (options.pushConfig) this.push.put(tenant, options.pushConfig);
     this.push.enqueue({ tenant, taskId: task.id, events });
@@ -77,10 +78,11 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
   async append(input: AppendInput): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
     const entry = this.entries.get(key(input.tenant, input.taskId));
     if (!entry || entry.record.version !== input.expectedVersion) throw new VersionConflictError(input.taskId);
-    this.claim(input.tenant, input.taskId, input.claim);
+    const owner = entry.record.owner;
+    this.claim({ tenant: input.tenant, taskId: input.taskId, owner }, input.claim);
     let seq = entry.record.seq;
     const events = input.events.map((event) => ({ seq: ++seq, event }));
-    entry.record = { tenant: input.tenant, task: input.task, version: entry.record.version + 1, seq };
+    entry.record = { tenant: input.tenant, owner, task: input.task, version: entry.record.version + 1, seq };
     for (const e of events) entry.log.push(e);
     if (entry.log.length > this.maxEvents) entry.log.splice(0, entry.log.length - this.maxEvents);
     this.push.enqueue({ tenant: input.tenant, taskId: input.taskId, events });
@@ -189,12 +191,12 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
   }
 
   /** Records a message id before anything else is written; a repeat throws and writes nothing. */
-  private claim(tenant: string, taskId: string, claim: MessageClaim | undefined): void {
+  private claim(target: { tenant: string; taskId: string; owner: string }, claim: MessageClaim | undefined): void {
     if (!claim) return;
-    const k = key(tenant, claim.messageId);
+    const k = key(target.tenant, claim.messageId);
     const existing = this.messages.get(k);
     if (existing) throw new DuplicateMessageError(existing);
-    this.messages.set(k, { messageId: claim.messageId, taskId, fingerprint: claim.fingerprint });
+    this.messages.set(k, { messageId: claim.messageId, taskId: target.taskId, fingerprint: claim.fingerprint, owner: target.owner });
   }
 
   async events(tenant: string, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
@@ -208,6 +210,7 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     const matches: TaskRecord[] = [];
     for (const { record } of this.entries.values()) {
       if (record.tenant !== query.tenant) continue;
+      if (query.owner !== undefined && record.owner !== query.owner) continue;
       const t = record.task;
       if (query.contextId !== undefined && t.contextId !== query.contextId) continue;
       if (query.status !== undefined && t.status.state !== query.status) continue;

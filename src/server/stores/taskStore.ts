@@ -9,6 +9,11 @@ import type { StoredPushConfig } from './pushStore.js';
 
 export interface TaskRecord {
   tenant: string;
+  /**
+   * The principal that created the task ('' = anonymous), set at create and never changed:
+   * operations of any other principal treat the task as not found (issue 8, spec 13.1).
+   */
+  owner: string;
   task: Task;
   /** Incremented by every successful write. */
   version: number;
@@ -42,6 +47,8 @@ export interface MessageClaim {
 }
 
 export interface CreateOptions {
+  /** The creating principal, stored with the task for good (default '' = anonymous). */
+  owner?: string;
   claim?: MessageClaim;
   pushConfig?: StoredPushConfig;
 }
@@ -50,10 +57,17 @@ export interface MessageRecord {
   messageId: string;
   taskId: string;
   fingerprint: string;
+  /** The owner of the task the message was recorded with, so a reused id of another principal can be refused without leaking it. */
+  owner: string;
 }
 
 export interface ListQuery {
   tenant: string;
+  /**
+   * Only tasks of this owner (exact match; '' matches anonymous tasks). Absent: every owner — the
+   * SQL stores then sort the tenant's tasks per page (their list indexes lead with the owner).
+   */
+  owner?: string;
   contextId?: string;
   status?: TaskState;
   /** Inclusive lower bound on status.timestamp (LIST-07). */

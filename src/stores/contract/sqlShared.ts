@@ -40,6 +40,8 @@ export function taskColumns(task: Task): TaskColumns {
 
 /** The WHERE clause of a list query as parts, shared by both dialects (placeholders differ). */
 export interface ListFilter {
+  /** Exact owner ('' = anonymous tasks); the owner indexes lead with (tenant, owner). */
+  owner?: string;
   contextId?: string;
   state?: string;
   /** Canonical inclusive lower bound. */
@@ -50,6 +52,7 @@ export interface ListFilter {
 
 export function listFilter(query: ListQuery): ListFilter {
   const filter: ListFilter = {};
+  if (query.owner !== undefined) filter.owner = query.owner;
   if (query.contextId !== undefined) filter.contextId = query.contextId;
   if (query.status !== undefined) filter.state = query.status;
   if (query.statusTimestampAfter !== undefined && !Number.isNaN(Date.parse(query.statusTimestampAfter))) {

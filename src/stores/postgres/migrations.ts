@@ -100,6 +100,26 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX leases_by_owner  ON {s}.leases (owner, expires_at);
     `,
   },
+  {
+    version: 4,
+    name: 'task owners',
+    // Issue 8: the principal that created a task ('' = anonymous, as every earlier task is).
+    // Adding a NOT NULL column with a constant default rewrites nothing (PostgreSQL 11+).
+    // The server's ListTasks always filters on the caller's owner, so the list indexes now lead
+    // with (tenant, owner): keyset pages (and their count) stay index range scans in order, alone
+    // and with a context or state filter. They replace the owner-less ones rather than joining
+    // them, since every index on status_ts costs each status change a write; a list without an
+    // owner (store API only) still works, sorting the tenant's tasks.
+    sql: `
+      ALTER TABLE {s}.tasks ADD COLUMN owner text COLLATE "C" NOT NULL DEFAULT '';
+      DROP INDEX {s}.tasks_by_time;
+      DROP INDEX {s}.tasks_by_context;
+      DROP INDEX {s}.tasks_by_state;
+      CREATE INDEX tasks_by_owner         ON {s}.tasks (tenant, owner, status_ts DESC, id DESC);
+      CREATE INDEX tasks_by_owner_context ON {s}.tasks (tenant, owner, context_id, status_ts DESC, id DESC);
+      CREATE INDEX tasks_by_owner_state   ON {s}.tasks (tenant, owner, state, status_ts DESC, id DESC);
+    `,
+  },
 ];
 
 export interface MigrationResult {

@@ -79,6 +79,7 @@ export interface PurgeOptions {
 }
 
 interface TaskRow {
+  owner: string;
   task_json: string;
   version: string;
   seq: string;
@@ -133,21 +134,22 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
 
   async get(tenant: string, taskId: string): Promise<TaskRecord | undefined> {
     const row = (await this.run<TaskRow>(this.q.get, [tenant, taskId]))[0];
-    return row && { tenant, task: JSON.parse(row.task_json) as Task, version: Number(row.version), seq: Number(row.seq) };
+    return row && { tenant, owner: row.owner, task: JSON.parse(row.task_json) as Task, version: Number(row.version), seq: Number(row.seq) };
   }
 
   async create(tenant: string, task: Task, options: CreateOptions = {}): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
     const c = taskColumns(task);
     const push = options.pushConfig;
     const values = [tenant, task.id, c.contextId, c.state, c.statusTs, c.json, `{"task":${c.json}}`];
-    // $8, $9: the config registered with the task (R11: its first event is enqueued too); $10: now.
-    values.push(push ? push.id : null, push ? configJson(push) : null, new Date().toISOString());
+    // $8, $9: the config registered with the task (R11: its first event is enqueued too); $10: now; $11: owner.
+    const owner = options.owner ?? '';
+    values.push(push ? push.id : null, push ? configJson(push) : null, new Date().toISOString(), owner);
     const claim = options.claim;
     const rows = await this.claiming(claim, tenant, () =>
       claim ? this.run<{ n: number }>(this.q.createClaim, [...values, claim.messageId, claim.fingerprint]) : this.run<{ n: number }>(this.q.create, values),
     );
     if (rows[0]?.n !== 1) throw new VersionConflictError(task.id);
-    return { record: { tenant, task, version: 1, seq: 1 }, events: [{ seq: 1, event: { task } }] };
+    return { record: { tenant, owner, task, version: 1, seq: 1 }, events: [{ seq: 1, event: { task } }] };
   }
 
   async append(input: AppendInput & { claim?: MessageClaim }): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
@@ -157,22 +159,24 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
     values.push(new Date().toISOString()); // $10: enqueue time of the deliveries
     const claim = input.claim;
     const rows = await this.claiming(claim, input.tenant, () =>
-      claim ? this.run<{ seq: string }>(this.q.appendClaim, [...values, claim.messageId, claim.fingerprint]) : this.run<{ seq: string }>(this.q.append, values),
+      claim
+        ? this.run<{ seq: string; owner: string }>(this.q.appendClaim, [...values, claim.messageId, claim.fingerprint])
+        : this.run<{ seq: string; owner: string }>(this.q.append, values),
     );
     const row = rows[0];
     if (!row) throw new VersionConflictError(input.taskId);
     const seq = Number(row.seq);
     const first = seq - input.events.length;
     return {
-      record: { tenant: input.tenant, task: input.task, version: input.expectedVersion + 1, seq },
+      record: { tenant: input.tenant, owner: row.owner, task: input.task, version: input.expectedVersion + 1, seq },
       events: input.events.map((event, i) => ({ seq: first + i + 1, event })),
     };
   }
 
   /** R4: the task a user message id was recorded with, if any. */
   async findMessage(tenant: string, messageId: string): Promise<MessageRecord | undefined> {
-    const row = (await this.run<{ task_id: string; fingerprint: string }>(this.q.findMessage, [tenant, messageId]))[0];
-    return row && { messageId, taskId: row.task_id, fingerprint: row.fingerprint };
+    const row = (await this.run<{ task_id: string; fingerprint: string; owner: string | null }>(this.q.findMessage, [tenant, messageId]))[0];
+    return row && { messageId, taskId: row.task_id, fingerprint: row.fingerprint, owner: row.owner ?? '' };
   }
 
   /** Runs a claiming write: a duplicate message id aborts the whole statement (unique violation). */
@@ -183,7 +187,7 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
       const e = error as { code?: string; constraint?: string };
       if (!claim || e.code !== '23505' || e.constraint !== 'messages_pkey') throw error;
       const existing = await this.findMessage(tenant, claim.messageId);
-      throw new DuplicateMessageError(existing ?? { messageId: claim.messageId, taskId: '', fingerprint: '' });
+      throw new DuplicateMessageError(existing ?? { messageId: claim.messageId, taskId: '', fingerprint: '', owner: '' });
     }
   }
 
@@ -197,7 +201,7 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
     const filter = listFilter(query);
     const { text, values } = this.listQuery(query.tenant, filter, limit);
     // One statement: the page and totalSize come from the same snapshot.
-    const rows = await this.run<{ total: string; tenant: string | null; task_json: string | null; version: string | null; seq: string | null }>(
+    const rows = await this.run<{ total: string; tenant: string | null; owner: string | null; task_json: string | null; version: string | null; seq: string | null }>(
       { text },
       values,
     );
@@ -205,7 +209,7 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
     const records: TaskRecord[] = [];
     for (const r of rows) {
       if (r.task_json === null || r.tenant === null) continue;
-      records.push({ tenant: r.tenant, task: JSON.parse(r.task_json) as Task, version: Number(r.version), seq: Number(r.seq) });
+      records.push({ tenant: r.tenant, owner: r.owner ?? '', task: JSON.parse(r.task_json) as Task, version: Number(r.version), seq: Number(r.seq) });
     }
     return { records: records.slice(0, limit), totalSize: total, hasMore: records.length > limit };
   }
@@ -371,6 +375,7 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
   private listQuery(tenant: string, filter: ListFilter, limit: number): { text: string; values: unknown[] } {
     const values: unknown[] = [tenant];
     const where = ['tenant = $1'];
+    if (filter.owner !== undefined) where.push(`owner = $${values.push(filter.owner)}`);
     if (filter.contextId !== undefined) where.push(`context_id = $${values.push(filter.contextId)}`);
     if (filter.state !== undefined) where.push(`state = $${values.push(filter.state)}`);
     if (filter.since !== undefined) where.push(`status_ts >= $${values.push(filter.since)}`);
@@ -388,10 +393,10 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
     if (!text) {
       const s = quoteIdent(this.schema);
       text = `WITH page AS (
-          SELECT tenant, id, status_ts, task_json, version, seq FROM ${s}.tasks
+          SELECT tenant, id, owner, status_ts, task_json, version, seq FROM ${s}.tasks
           WHERE ${base}${cursor} ORDER BY status_ts DESC, id DESC LIMIT $${l}
         )
-        SELECT (SELECT count(*) FROM ${s}.tasks WHERE ${base}) AS total, page.tenant, page.task_json, page.version, page.seq
+        SELECT (SELECT count(*) FROM ${s}.tasks WHERE ${base}) AS total, page.tenant, page.owner, page.task_json, page.version, page.seq
         FROM (SELECT 1) AS one LEFT JOIN page ON true
         ORDER BY page.status_ts DESC, page.id DESC`;
       this.listSql.set(key, text);
@@ -403,8 +408,8 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
 function statements(s: string, tag: string) {
   const terminal = TERMINAL_STATES.map((x) => `'${x}'`).join(', ');
   const create = `WITH t AS (
-          INSERT INTO ${s}.tasks (tenant, id, context_id, state, status_ts, version, seq, task_json)
-          VALUES ($1, $2, $3, $4, $5, 1, 1, $6) ON CONFLICT DO NOTHING RETURNING 1
+          INSERT INTO ${s}.tasks (tenant, id, owner, context_id, state, status_ts, version, seq, task_json)
+          VALUES ($1, $2, $11, $3, $4, $5, 1, 1, $6) ON CONFLICT DO NOTHING RETURNING 1
         ), e AS (
           INSERT INTO ${s}.events (tenant, task_id, seq, event_json) SELECT $1::text, $2::text, 1, $7::text FROM t
         ), pc AS (
@@ -420,7 +425,7 @@ function statements(s: string, tag: string) {
           SET context_id = $4, state = $5, status_ts = $6, task_json = $7, updated_at = now(),
               version = version + 1, seq = seq + $8::bigint
           WHERE tenant = $1 AND id = $2 AND version = $3
-          RETURNING seq
+          RETURNING seq, owner
         ), e AS (
           INSERT INTO ${s}.events (tenant, task_id, seq, event_json)
           SELECT $1::text, $2::text, u.seq - $8::bigint + x.ord, x.j
@@ -436,25 +441,28 @@ function statements(s: string, tag: string) {
           FROM c, u, generate_series(1, $8::bigint) AS x(ord)
         )`;
   return {
-    get: { name: `a2a_get_${tag}`, text: `SELECT task_json, version, seq FROM ${s}.tasks WHERE tenant = $1 AND id = $2` },
+    get: { name: `a2a_get_${tag}`, text: `SELECT owner, task_json, version, seq FROM ${s}.tasks WHERE tenant = $1 AND id = $2` },
     create: { name: `a2a_create_${tag}`, text: `${create} SELECT count(*)::int AS n FROM t` },
     // Without ON CONFLICT: a recorded message id raises unique_violation and undoes the whole write.
     createClaim: {
       name: `a2a_create_claim_${tag}`,
       text: `${create}, m AS (
-          INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $11::text, $2::text, $12::text FROM t
+          INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $12::text, $2::text, $13::text FROM t
         ) SELECT count(*)::int AS n FROM t`,
     },
-    append: { name: `a2a_append_${tag}`, text: `${append} SELECT seq FROM u` },
+    append: { name: `a2a_append_${tag}`, text: `${append} SELECT seq, owner FROM u` },
     appendClaim: {
       name: `a2a_append_claim_${tag}`,
       text: `${append}, m AS (
           INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $11::text, $2::text, $12::text FROM u
-        ) SELECT seq FROM u`,
+        ) SELECT seq, owner FROM u`,
     },
     findMessage: {
       name: `a2a_find_message_${tag}`,
-      text: `SELECT task_id, fingerprint FROM ${s}.messages WHERE tenant = $1 AND message_id = $2`,
+      // The owner is the task's (immutable, so never stale); a purged task takes its messages with it.
+      text: `SELECT m.task_id, m.fingerprint, t.owner FROM ${s}.messages m
+        LEFT JOIN ${s}.tasks t ON t.tenant = m.tenant AND t.id = m.task_id
+        WHERE m.tenant = $1 AND m.message_id = $2`,
     },
     events: {
       name: `a2a_events_${tag}`,

@@ -107,6 +107,25 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX leases_by_owner  ON leases (owner, expires_at);
     `,
   },
+  {
+    version: 4,
+    name: 'task owners',
+    // Issue 8: the principal that created a task ('' = anonymous, as every earlier task is).
+    // The server's ListTasks always filters on the caller's owner, so the list indexes now lead
+    // with (tenant, owner): keyset pages (and their count) stay index range scans in order, alone
+    // and with a context or state filter. They replace the owner-less ones rather than joining
+    // them, since every index on status_ts costs each status change a write; a list without an
+    // owner (store API only) still works, sorting the tenant's tasks.
+    sql: `
+      ALTER TABLE tasks ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+      DROP INDEX tasks_by_time;
+      DROP INDEX tasks_by_context;
+      DROP INDEX tasks_by_state;
+      CREATE INDEX tasks_by_owner         ON tasks (tenant, owner, status_ts DESC, id DESC);
+      CREATE INDEX tasks_by_owner_context ON tasks (tenant, owner, context_id, status_ts DESC, id DESC);
+      CREATE INDEX tasks_by_owner_state   ON tasks (tenant, owner, state, status_ts DESC, id DESC);
+    `,
+  },
 ];
 
 export interface MigrationResult {

@@ -76,6 +76,7 @@ export interface PurgeOptions {
 }
 
 interface TaskRow {
+  owner: string;
   task_json: string;
   version: number;
   seq: number;
@@ -97,6 +98,7 @@ export const ENQUEUE_SQL = `INSERT INTO push_deliveries (tenant, task_id, config
 
 interface CreateRow {
   tenant: string;
+  owner: string;
   task: Task;
   json: string;
   claim: MessageClaim | undefined;
@@ -111,18 +113,18 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   private readonly stmt: {
     get: Statement<[string, string], TaskRow>;
     insertTask: Statement<unknown[]>;
-    update: Statement<unknown[], { seq: number }>;
+    update: Statement<unknown[], { seq: number; owner: string }>;
     insertEvent: Statement<[string, string, number, string]>;
     events: Statement<[string, string, number], { seq: number; event_json: string }>;
     claim: Statement<[string, string, string, string]>;
-    findMessage: Statement<[string, string], { task_id: string; fingerprint: string }>;
+    findMessage: Statement<[string, string], { task_id: string; fingerprint: string; owner: string | null }>;
     enqueue: Statement<[{ tenant: string; taskId: string; first: number; last: number; now: string }]>;
   };
   private readonly push: Record<PushStatementName, Statement<unknown[]>>;
   private readonly lease: Record<LeaseStatementName, Statement<unknown[]>>;
   private readonly listStatements = new Map<string, { page: Statement<unknown[], ListRow>; count: Statement<unknown[], { n: number }> }>();
   private readonly createTx: (row: CreateRow) => void;
-  private readonly appendTx: (input: AppendInput & { claim?: MessageClaim }, eventJson: string[]) => number;
+  private readonly appendTx: (input: AppendInput & { claim?: MessageClaim }, eventJson: string[]) => { seq: number; owner: string };
   private readonly claimTx: (options: { now: string; until: string; limit: number }) => DeliveryRow[];
   private readonly deleteConfigTx: (params: { tenant: string; taskId: string; id: string }) => boolean;
 
@@ -142,20 +144,24 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
     }
     const db = this.db;
     this.stmt = {
-      get: db.prepare('SELECT task_json, version, seq FROM tasks WHERE tenant = ? AND id = ?'),
+      get: db.prepare('SELECT owner, task_json, version, seq FROM tasks WHERE tenant = ? AND id = ?'),
       insertTask: db.prepare(
-        `INSERT INTO tasks (tenant, id, context_id, state, status_ts, version, seq, task_json, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, 1, 1, ?, ?, ?) ON CONFLICT DO NOTHING`,
+        `INSERT INTO tasks (tenant, id, owner, context_id, state, status_ts, version, seq, task_json, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, 1, 1, ?, ?, ?) ON CONFLICT DO NOTHING`,
       ),
       update: db.prepare(
         `UPDATE tasks SET context_id = ?, state = ?, status_ts = ?, task_json = ?, updated_at = ?,
                 version = version + 1, seq = seq + ?
-         WHERE tenant = ? AND id = ? AND version = ? RETURNING seq`,
+         WHERE tenant = ? AND id = ? AND version = ? RETURNING seq, owner`,
       ),
       insertEvent: db.prepare('INSERT INTO events (tenant, task_id, seq, event_json) VALUES (?, ?, ?, ?)'),
       events: db.prepare('SELECT seq, event_json FROM events WHERE tenant = ? AND task_id = ? AND seq > ? ORDER BY seq'),
       claim: db.prepare('INSERT INTO messages (tenant, message_id, task_id, fingerprint) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
-      findMessage: db.prepare('SELECT task_id, fingerprint FROM messages WHERE tenant = ? AND message_id = ?'),
+      // The owner is the task's (immutable, so never stale); a purged task takes its messages with it.
+      findMessage: db.prepare(
+        `SELECT m.task_id, m.fingerprint, t.owner FROM messages m LEFT JOIN tasks t ON t.tenant = m.tenant AND t.id = m.task_id
+         WHERE m.tenant = ? AND m.message_id = ?`,
+      ),
       enqueue: db.prepare(ENQUEUE_SQL),
     };
     this.push = Object.fromEntries(Object.entries(pushStatements('')).map(([name, sql]) => [name, db.prepare(sql)])) as typeof this.push;
@@ -169,13 +175,13 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
       if (!claim) return;
       if (this.stmt.claim.run(tenant, claim.messageId, taskId, claim.fingerprint).changes === 0) {
         const row = this.stmt.findMessage.get(tenant, claim.messageId);
-        throw new DuplicateMessageError({ messageId: claim.messageId, taskId: row?.task_id ?? '', fingerprint: row?.fingerprint ?? '' });
+        throw new DuplicateMessageError({ messageId: claim.messageId, taskId: row?.task_id ?? '', fingerprint: row?.fingerprint ?? '', owner: row?.owner ?? '' });
       }
     };
-    this.createTx = db.transaction(({ tenant, task, json, claim, pushConfig }: CreateRow) => {
+    this.createTx = db.transaction(({ tenant, owner, task, json, claim, pushConfig }: CreateRow) => {
       const c = taskColumns(task);
       const now = new Date().toISOString();
-      const { changes } = this.stmt.insertTask.run(tenant, task.id, c.contextId, c.state, c.statusTs, json, now, now);
+      const { changes } = this.stmt.insertTask.run(tenant, task.id, owner, c.contextId, c.state, c.statusTs, json, now, now);
       if (changes === 0) throw new VersionConflictError(task.id);
       this.stmt.insertEvent.run(tenant, task.id, 1, `{"task":${json}}`);
       claimMessage(tenant, task.id, claim);
@@ -184,7 +190,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
         enqueue({ tenant, taskId: task.id, first: 1, last: 1 });
       }
     }).immediate;
-    this.appendTx = db.transaction((input: AppendInput & { claim?: MessageClaim }, eventJson: string[]): number => {
+    this.appendTx = db.transaction((input: AppendInput & { claim?: MessageClaim }, eventJson: string[]): { seq: number; owner: string } => {
       const c = taskColumns(input.task);
       const row = this.stmt.update.get(
         c.contextId,
@@ -202,7 +208,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
       let seq = row.seq - eventJson.length;
       for (const json of eventJson) this.stmt.insertEvent.run(input.tenant, input.taskId, ++seq, json);
       enqueue({ tenant: input.tenant, taskId: input.taskId, first: row.seq - eventJson.length + 1, last: row.seq });
-      return row.seq;
+      return row;
     }).immediate;
     // One IMMEDIATE transaction: claims of other processes wait for the write lock, then see the locks.
     this.claimTx = db.transaction(({ now, until, limit }: { now: string; until: string; limit: number }): DeliveryRow[] => {
@@ -219,22 +225,23 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
 
   async get(tenant: string, taskId: string): Promise<TaskRecord | undefined> {
     const row = this.stmt.get.get(tenant, taskId);
-    return row && { tenant, task: JSON.parse(row.task_json) as Task, version: row.version, seq: row.seq };
+    return row && { tenant, owner: row.owner, task: JSON.parse(row.task_json) as Task, version: row.version, seq: row.seq };
   }
 
   async create(tenant: string, task: Task, options: CreateOptions = {}): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
-    this.createTx({ tenant, task, json: JSON.stringify(task), claim: options.claim, pushConfig: options.pushConfig });
-    return { record: { tenant, task, version: 1, seq: 1 }, events: [{ seq: 1, event: { task } }] };
+    const owner = options.owner ?? '';
+    this.createTx({ tenant, owner, task, json: JSON.stringify(task), claim: options.claim, pushConfig: options.pushConfig });
+    return { record: { tenant, owner, task, version: 1, seq: 1 }, events: [{ seq: 1, event: { task } }] };
   }
 
   async append(input: AppendInput & { claim?: MessageClaim }): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
-    const seq = this.appendTx(
+    const { seq, owner } = this.appendTx(
       input,
       input.events.map((e) => JSON.stringify(e)),
     );
     const first = seq - input.events.length;
     return {
-      record: { tenant: input.tenant, task: input.task, version: input.expectedVersion + 1, seq },
+      record: { tenant: input.tenant, owner, task: input.task, version: input.expectedVersion + 1, seq },
       events: input.events.map((event, i) => ({ seq: first + i + 1, event })),
     };
   }
@@ -242,7 +249,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   /** R4: the task a user message id was recorded with, if any. */
   async findMessage(tenant: string, messageId: string): Promise<MessageRecord | undefined> {
     const row = this.stmt.findMessage.get(tenant, messageId);
-    return row && { messageId, taskId: row.task_id, fingerprint: row.fingerprint };
+    return row && { messageId, taskId: row.task_id, fingerprint: row.fingerprint, owner: row.owner ?? '' };
   }
 
   async events(tenant: string, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
@@ -257,7 +264,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
     const rows = page.all(...params, ...cursorParams(filter), limit + 1);
     const { n } = count.get(...params) as { n: number };
     return {
-      records: rows.slice(0, limit).map((r) => ({ tenant: r.tenant, task: JSON.parse(r.task_json) as Task, version: r.version, seq: r.seq })),
+      records: rows.slice(0, limit).map((r) => ({ tenant: r.tenant, owner: r.owner, task: JSON.parse(r.task_json) as Task, version: r.version, seq: r.seq })),
       totalSize: n,
       hasMore: rows.length > limit,
     };
@@ -438,10 +445,11 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   }
 
   private listStatementsFor(filter: ListFilter) {
-    const shape = `${+(filter.contextId !== undefined)}${+(filter.state !== undefined)}${+(filter.since !== undefined)}${+(filter.after !== undefined)}`;
+    const shape = `${+(filter.owner !== undefined)}${+(filter.contextId !== undefined)}${+(filter.state !== undefined)}${+(filter.since !== undefined)}${+(filter.after !== undefined)}`;
     let cached = this.listStatements.get(shape);
     if (!cached) {
       const where = ['tenant = ?'];
+      if (filter.owner !== undefined) where.push('owner = ?');
       if (filter.contextId !== undefined) where.push('context_id = ?');
       if (filter.state !== undefined) where.push('state = ?');
       if (filter.since !== undefined) where.push('status_ts >= ?');
@@ -450,7 +458,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
       const cursor = filter.after !== undefined ? ' AND status_ts <= ? AND (status_ts < ? OR id < ?)' : '';
       cached = {
         page: this.db.prepare(
-          `SELECT tenant, task_json, version, seq FROM tasks WHERE ${base}${cursor} ORDER BY status_ts DESC, id DESC LIMIT ?`,
+          `SELECT tenant, owner, task_json, version, seq FROM tasks WHERE ${base}${cursor} ORDER BY status_ts DESC, id DESC LIMIT ?`,
         ),
         count: this.db.prepare(`SELECT count(*) AS n FROM tasks WHERE ${base}`),
       };
@@ -462,6 +470,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
 
 function filterParams(tenant: string, filter: ListFilter): string[] {
   const params = [tenant];
+  if (filter.owner !== undefined) params.push(filter.owner);
   if (filter.contextId !== undefined) params.push(filter.contextId);
   if (filter.state !== undefined) params.push(filter.state);
   if (filter.since !== undefined) params.push(filter.since);

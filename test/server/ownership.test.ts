@@ -1,0 +1,104 @@
+/**
+ * SEC-03 / spec 13.1 / PUSH-12: tasks belong to the principal that created them. Every
+ * task-scoped operation on another principal's task answers TASK_NOT_FOUND (indistinguishable
+ * from a missing task), ListTasks shows only the caller's tasks, and a message id another
+ * principal used is refused without saying whose it was.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { A2ARequestHandler, type CallContext } from '../../src/server/requestHandler.js';
+import { A2AError } from '../../src/protocol/errors.js';
+import type { Principal } from '../../src/auth/principal.js';
+import type { AgentCard, Task } from '../../src/protocol/types.js';
+import { createDemoAgent } from '../../src/cli/agents/demo.js';
+import { TEST_PUSH } from '../support/server.js';
+
+const card: AgentCard = {
+  name: 'owned',
+  description: 'd',
+  version: '1',
+  supportedInterfaces: [{ url: 'http://localhost/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: { streaming: true, pushNotifications: true },
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [],
+};
+const principal = (id: string): Principal => ({ id, scheme: 'bearer', scopes: [], claims: {} });
+const as = (id: string | undefined): CallContext => ({ protocolVersion: '1.0', requestedExtensions: [], ...(id ? { principal: principal(id) } : {}) });
+const message = (text: string, extra: object = {}) => ({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra } });
+
+async function reason(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'ok';
+  } catch (error) {
+    assert.ok(A2AError.is(error), String(error));
+    return error.reason;
+  }
+}
+
+test('SEC-03 every operation on another principal\'s task is TASK_NOT_FOUND, like a missing task', async () => {
+  const h = new A2ARequestHandler({ agentCard: card, executor: createDemoAgent({ slowMs: 5000, tickMs: 100 }), push: TEST_PUSH });
+  const alice = as('alice');
+  const bob = as('bob');
+  const res = await h.unary('sendMessage', { ...message('slow work'), configuration: { returnImmediately: true } }, alice);
+  assert.ok('task' in res);
+  const id = res.task.id;
+  const hook = { taskId: id, url: 'http://127.0.0.1:9/hook' };
+  const created = await h.unary('createTaskPushNotificationConfig', hook, alice);
+  for (const ghost of [id, crypto.randomUUID()]) {
+    const who = ghost === id ? 'another principal' : 'nobody';
+    assert.equal(await reason(h.unary('getTask', { id: ghost }, bob)), 'TASK_NOT_FOUND', `getTask of ${who}'s task`);
+    assert.equal(await reason(h.unary('cancelTask', { id: ghost }, bob)), 'TASK_NOT_FOUND', `cancelTask of ${who}'s task`);
+    assert.equal(await reason(h.stream('subscribeToTask', { id: ghost }, bob)), 'TASK_NOT_FOUND', `subscribeToTask of ${who}'s task`);
+    assert.equal(await reason(h.unary('sendMessage', message('hi', { taskId: ghost }), bob)), 'TASK_NOT_FOUND', `follow-up to ${who}'s task`);
+    assert.equal(await reason(h.unary('listTaskPushNotificationConfigs', { taskId: ghost }, bob)), 'TASK_NOT_FOUND', `push list of ${who}'s task`);
+    assert.equal(await reason(h.unary('getTaskPushNotificationConfig', { taskId: ghost, id: created.id }, bob)), 'TASK_NOT_FOUND');
+    assert.equal(await reason(h.unary('createTaskPushNotificationConfig', { ...hook, taskId: ghost }, bob)), 'TASK_NOT_FOUND');
+    assert.equal(await reason(h.unary('deleteTaskPushNotificationConfig', { taskId: ghost, id: created.id }, bob)), 'TASK_NOT_FOUND');
+  }
+  assert.equal(await reason(h.unary('getTask', { id }, as(undefined))), 'TASK_NOT_FOUND', 'an anonymous caller does not see it either');
+  // The owner still has everything.
+  assert.equal((await h.unary('getTask', { id }, alice)).id, id);
+  assert.equal((await h.unary('listTaskPushNotificationConfigs', { taskId: id }, alice)).configs?.length, 1);
+  assert.equal((await h.unary('cancelTask', { id }, alice)).status.state, 'TASK_STATE_CANCELED');
+  await h.drain(0);
+});
+
+test('spec 13.1 ListTasks returns only the caller\'s tasks', async () => {
+  const h = new A2ARequestHandler({ agentCard: card, executor: createDemoAgent(), push: TEST_PUSH });
+  const mine: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await h.unary('sendMessage', message(`hi ${i}`), as('alice'));
+    assert.ok('task' in res);
+    mine.push(res.task.id);
+  }
+  await h.unary('sendMessage', message('hi bob'), as('bob'));
+  await h.unary('sendMessage', message('hi anon'), as(undefined));
+  const list = await h.unary('listTasks', {}, as('alice'));
+  assert.deepEqual(list.tasks.map((t: Task) => t.id).sort(), [...mine].sort());
+  assert.equal(list.totalSize, 3);
+  assert.equal((await h.unary('listTasks', {}, as('bob'))).totalSize, 1);
+  assert.equal((await h.unary('listTasks', {}, as(undefined))).totalSize, 1);
+  await h.drain(0);
+});
+
+test('R4 a message id used by another principal is refused without revealing its task', async () => {
+  const h = new A2ARequestHandler({ agentCard: card, executor: createDemoAgent(), push: TEST_PUSH });
+  const first = message('hi');
+  const res = await h.unary('sendMessage', first, as('alice'));
+  assert.ok('task' in res);
+  let error: unknown;
+  try {
+    await h.unary('sendMessage', first, as('bob'));
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(A2AError.is(error));
+  assert.equal(error.reason, 'INVALID_PARAMS');
+  assert.doesNotMatch(error.message, new RegExp(res.task.id));
+  // The same principal retrying gets its task back (R4).
+  const again = await h.unary('sendMessage', first, as('alice'));
+  assert.ok('task' in again && again.task.id === res.task.id);
+  await h.drain(0);
+});
