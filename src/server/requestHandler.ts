@@ -53,6 +53,7 @@ import type { StoredPushConfig } from './stores/pushStore.js';
 import type { Principal } from '../auth/principal.js';
 import type { LeaseKeeper, LeaseOptions } from './leases.js';
 import { TaskRunner } from './taskRunner.js';
+import { AbuseLimits, type AbuseLimitOptions } from './abuseLimits.js';
 import { isLeaseStore, type Lease, type LeaseStore } from './stores/leaseStore.js';
 
 /** What a binding knows about the call besides its parameters. */
@@ -67,6 +68,8 @@ export interface CallContext {
   lastEventId?: number;
   /** The authenticated caller, when the server enforces the card's security schemes (issue 8). */
   principal?: Principal;
+  /** The caller's network address (keys the abuse limits of anonymous callers). */
+  remoteAddress?: string;
 }
 
 export interface RequestHandlerOptions {
@@ -95,6 +98,8 @@ export interface RequestHandlerOptions {
    * and `ctx.task` set); otherwise such a task becomes FAILED.
    */
   resumable?: boolean;
+  /** R25: per-caller request rate and streams, tasks per context (all off by default). */
+  abuseLimits?: AbuseLimitOptions;
 }
 
 /** Status message of a task whose instance stopped while it ran (and the agent is not resumable). */
@@ -109,6 +114,7 @@ export class A2ARequestHandler {
   private readonly newId: () => string;
   /** Agent runs: one per task at a time, cancel handles, leases across instances. */
   private readonly runner: TaskRunner;
+  private readonly abuse: AbuseLimits | undefined;
   /** Push configs and their delivery worker, when the card declares push notifications. */
   readonly push: PushRuntime | undefined;
 
@@ -119,6 +125,7 @@ export class A2ARequestHandler {
     this.bus = options.bus ?? new LocalEventBus();
     this.newId = options.newId ?? (() => crypto.randomUUID());
     this.push = this.agentCard.capabilities.pushNotifications === true ? this.startPush(options) : undefined;
+    this.abuse = options.abuseLimits ? new AbuseLimits(options.abuseLimits) : undefined;
     this.runner = new TaskRunner({
       bus: this.bus,
       leases: options.leases ? this.leaseOptions(options.leases) : undefined,
@@ -171,6 +178,7 @@ export class A2ARequestHandler {
   async unary<K extends UnaryOperationName>(op: K, params: unknown, ctx: CallContext): Promise<OperationResponses[K]> {
     this.gate(op, ctx);
     const req = decodeRequest(op, params ?? {}, this.options.limits);
+    this.abuse?.request(ctx, (req as { tenant?: string }).tenant ?? '');
     switch (op) {
       case 'sendMessage':
         return (await this.sendMessage(req as SendMessageRequest, ctx)) as OperationResponses[K];
@@ -211,10 +219,22 @@ export class A2ARequestHandler {
    */
   async stream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     this.gate(op, ctx);
-    if (op === 'subscribeToTask') {
-      return this.subscribeToTask(decodeRequest('subscribeToTask', params ?? {}, this.options.limits), ctx);
+    const req = decodeRequest(op, params ?? {}, this.options.limits);
+    if (!this.abuse) return this.openOperationStream(op, req, ctx);
+    const tenant = req.tenant ?? '';
+    this.abuse.request(ctx, tenant);
+    const release = this.abuse.openStream(ctx, tenant);
+    try {
+      return releasing(await this.openOperationStream(op, req, ctx), release);
+    } catch (error) {
+      release();
+      throw error;
     }
-    return this.sendStreamingMessage(decodeRequest('sendStreamingMessage', params ?? {}, this.options.limits), ctx);
+  }
+
+  private openOperationStream(op: StreamingOperationName, req: SubscribeToTaskRequest | SendMessageRequest, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
+    if (op === 'subscribeToTask') return this.subscribeToTask(req as SubscribeToTaskRequest, ctx);
+    return this.sendStreamingMessage(req as SendMessageRequest, ctx);
   }
 
   /** Capability gating before anything else (CAP-01..04, CAP-06). */
@@ -415,6 +435,9 @@ export class A2ARequestHandler {
         ...(ctx.principal ? { principal: ctx.principal } : {}),
       },
     });
+    // R25: runs in one context at once (a new task only; follow-ups continue theirs).
+    const release = existing ? undefined : this.abuse?.startTask(tenant, contextId);
+    if (release) void execution.settled.then(release, release);
     // One executor per task at a time: a follow-up waits for the previous run to finish.
     void this.runner.schedule({ tenant, taskId, execution, abort: controller });
     return execution;
@@ -513,4 +536,13 @@ function textOf(parts: readonly Part[]): string {
 
 async function* single(item: StreamItem): AsyncGenerator<StreamItem> {
   yield item;
+}
+
+/** The stream, calling `release` once when it ends, fails or its consumer stops. */
+async function* releasing(items: AsyncIterable<StreamItem>, release: () => void): AsyncGenerator<StreamItem> {
+  try {
+    yield* items;
+  } finally {
+    release();
+  }
 }

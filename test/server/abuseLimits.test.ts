@@ -1,0 +1,88 @@
+/**
+ * R25 abuse limits through the request handler: exceeding a limit answers RESOURCE_EXHAUSTED for
+ * that caller only — request rate per principal (anonymous callers by address), open streams per
+ * principal, tasks run at once per context.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { A2ARequestHandler, type CallContext } from '../../src/server/requestHandler.js';
+import { A2AError } from '../../src/protocol/errors.js';
+import { createDemoAgent } from '../../src/cli/agents/demo.js';
+import type { AgentCard } from '../../src/protocol/types.js';
+import type { AbuseLimitOptions } from '../../src/server/abuseLimits.js';
+
+const card: AgentCard = {
+  name: 'limited',
+  description: 'd',
+  version: '1',
+  supportedInterfaces: [{ url: 'http://localhost/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: { streaming: true },
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [],
+};
+const as = (id: string | undefined, remoteAddress?: string): CallContext => ({
+  protocolVersion: '1.0',
+  requestedExtensions: [],
+  ...(id ? { principal: { id, scheme: 'k', scopes: [], claims: {} } } : {}),
+  ...(remoteAddress ? { remoteAddress } : {}),
+});
+const handler = (abuseLimits: AbuseLimitOptions) => new A2ARequestHandler({ agentCard: card, executor: createDemoAgent({ slowMs: 5000, tickMs: 1000 }), abuseLimits });
+const msg = (text: string, extra: object = {}) => ({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra } });
+
+async function reasonOf(p: Promise<unknown>): Promise<{ reason: string; metadata: Record<string, string> } | 'ok'> {
+  try {
+    await p;
+    return 'ok';
+  } catch (error) {
+    assert.ok(A2AError.is(error), String(error));
+    return { reason: error.reason, metadata: error.metadata };
+  }
+}
+
+test('R25 request rate per principal: the burst passes, the next is RESOURCE_EXHAUSTED with retryAfterMs; others unaffected', async () => {
+  const h = handler({ requestsPerSecond: 1, requestBurst: 3 });
+  for (let i = 0; i < 3; i++) assert.equal(await reasonOf(h.unary('listTasks', {}, as('alice'))), 'ok');
+  const refused = await reasonOf(h.unary('listTasks', {}, as('alice')));
+  assert.ok(refused !== 'ok');
+  assert.equal(refused.reason, 'RESOURCE_EXHAUSTED');
+  assert.equal(refused.metadata.limit, 'requests');
+  assert.ok(Number(refused.metadata.retryAfterMs) > 0);
+  assert.equal(await reasonOf(h.unary('listTasks', {}, as('bob'))), 'ok', 'another principal is not limited');
+  // Anonymous callers are told apart by address.
+  for (let i = 0; i < 3; i++) assert.equal(await reasonOf(h.unary('listTasks', {}, as(undefined, '10.0.0.1'))), 'ok');
+  assert.notEqual(await reasonOf(h.unary('listTasks', {}, as(undefined, '10.0.0.1'))), 'ok');
+  assert.equal(await reasonOf(h.unary('listTasks', {}, as(undefined, '10.0.0.2'))), 'ok');
+  await h.drain(0);
+});
+
+test('R25 open streams per principal: the limit holds while streams are open and frees when they end', async () => {
+  const h = handler({ maxStreamsPerCaller: 2 });
+  const res = await h.unary('sendMessage', { ...msg('slow work'), configuration: { returnImmediately: true } }, as('alice'));
+  assert.ok('task' in res);
+  const open = [await h.stream('subscribeToTask', { id: res.task.id }, as('alice')), await h.stream('subscribeToTask', { id: res.task.id }, as('alice'))];
+  const iterators = open.map((s) => s[Symbol.asyncIterator]());
+  for (const it of iterators) await it.next();
+  const third = await reasonOf(h.stream('subscribeToTask', { id: res.task.id }, as('alice')));
+  assert.ok(third !== 'ok' && third.reason === 'RESOURCE_EXHAUSTED' && third.metadata.limit === 'streams');
+  await iterators[0]?.return?.(undefined);
+  const again = await h.stream('subscribeToTask', { id: res.task.id }, as('alice'));
+  await again[Symbol.asyncIterator]().return?.(undefined);
+  await iterators[1]?.return?.(undefined);
+  await h.unary('cancelTask', { id: res.task.id }, as('alice'));
+  await h.drain(0);
+});
+
+test('R25 tasks run at once per context', async () => {
+  const h = handler({ maxActiveTasksPerContext: 1 });
+  const contextId = crypto.randomUUID();
+  const first = await h.unary('sendMessage', { ...msg('slow one', { contextId }), configuration: { returnImmediately: true } }, as('alice'));
+  assert.ok('task' in first);
+  const second = await reasonOf(h.unary('sendMessage', { ...msg('slow two', { contextId }), configuration: { returnImmediately: true } }, as('alice')));
+  assert.ok(second !== 'ok' && second.reason === 'RESOURCE_EXHAUSTED' && second.metadata.limit === 'tasksPerContext');
+  assert.equal(await reasonOf(h.unary('sendMessage', { ...msg('hi'), configuration: { returnImmediately: true } }, as('alice'))), 'ok', 'another context is free');
+  await h.unary('cancelTask', { id: first.task.id }, as('alice'));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(await reasonOf(h.unary('sendMessage', { ...msg('hi again', { contextId }) }, as('alice'))), 'ok', 'the slot frees when the run ends');
+  await h.drain(0);
+});
