@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { PeerCertificate } from '../auth/authConfig.js';
@@ -92,6 +93,7 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
       )
     : createServer(serverOptions, listener);
   server.maxConnections = options.maxConnections ?? 20_000;
+  server.on('clientError', answerClientError);
 
   async function respond(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const exchange: Exchange = { req, res, closeAfter: false, abort: new LazyAbort() };
@@ -193,6 +195,28 @@ class NodeHttpRequest implements HttpRequest {
     }
     return abort.signal;
   }
+}
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers or URL too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'Request not received in time'],
+};
+
+/**
+ * Requests Node cannot parse (oversized headers or URL, malformed HTTP, slow headers) never reach
+ * a binding: answer them with a JSON error body in the HTTP+JSON shape instead of Node's empty one.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, text, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request', 'Malformed HTTP request'];
+  const grpcStatus = status === 408 ? 'DEADLINE_EXCEEDED' : 'INVALID_ARGUMENT';
+  const body = JSON.stringify({ error: { code: status, status: grpcStatus, message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 function readBody(exchange: Exchange, limit: number): Promise<string> {

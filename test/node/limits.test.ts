@@ -9,6 +9,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createDemoAgent, demoAgent } from '../../src/cli/agents/demo.js';
+import { serve } from '../../src/node/serve.js';
 import type { AgentExecutor } from '../../src/server/agentExecutor.js';
 import type { Task } from '../../src/protocol/types.js';
 import {
@@ -800,4 +801,18 @@ describe('R7 heartbeat', () => {
       await s.close();
     }
   });
+});
+
+test('R19 a request Node cannot parse (URL and headers over the limit) gets a JSON error body, not an empty 431', async () => {
+  const server = await serve({ handle: async () => ({ status: 200, headers: {}, body: 'ok' }) }, { port: 0, host: '127.0.0.1' });
+  try {
+    const res = await fetch(`${server.url}/a2a/rest/tasks?historyLength=${'a'.repeat(20_000)}`);
+    assert.equal(res.status, 431);
+    assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+    const body = (await res.json()) as { error: { code: number; message: string } };
+    assert.equal(body.error.code, 431);
+    assert.match(body.error.message, /too large/);
+  } finally {
+    await server.close();
+  }
 });
