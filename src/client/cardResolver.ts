@@ -96,15 +96,33 @@ export type CardVerificationOptions = Omit<VerifyCardOptions, 'requireSignature'
 export interface ResolveCardOptions {
   fetch?: FetchLike;
   /** `false` disables caching. Default: a cache shared by the process. */
-  cache?: CardCache | false;
-  headers?: Record<string, string>;
+  cache?: CardCache | false | undefined;
+  headers?: Record<string, string> | undefined;
   signal?: AbortSignal;
   /** Default `if-present`. */
-  verifyCardSignatures?: CardSignatureMode;
+  verifyCardSignatures?: CardSignatureMode | undefined;
   /** Keys (`jwks`, `keys`), `fetchJwks`, `allowedAlgs`... Without keys, the `jku` of the signature is followed (https only). */
-  cardVerification?: CardVerificationOptions;
+  cardVerification?: CardVerificationOptions | undefined;
   /** Called with the outcome of each verification (not for cards served from the cache). */
   onCardVerified?: (result: CardVerification) => void;
+  /** Reads a card of another protocol version (A2A 0.3) as a 1.0 card, or undefined (see TransportFactory.readCard). */
+  readCard?: (card: unknown) => Promise<AgentCard | undefined>;
+}
+
+/** Translated cards (A2A 0.3) → the card as the agent served it. */
+const RAW_CARDS = new WeakMap<AgentCard, unknown>();
+
+/** The card as the agent served it: the A2A 0.3 JSON behind a translated card, else the card itself. */
+export function rawCardOf(card: AgentCard): unknown {
+  return RAW_CARDS.get(card) ?? card;
+}
+
+/** `value` as a 1.0 card: translated by `readCard` when it reads it (the original kept for rawCardOf), else checked. */
+export async function readAgentCard(value: unknown, readCard: ResolveCardOptions['readCard'], source?: string): Promise<AgentCard> {
+  const card = await readCard?.(value);
+  if (!card) return checkCard(value, source);
+  RAW_CARDS.set(card, value);
+  return card;
 }
 
 /**
@@ -146,9 +164,10 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   const url = cardUrlFor(agentUrl);
   const cache = options.cache === false ? undefined : (options.cache ?? defaultCardCache);
   const cached = cache?.get(url);
+  const source = `The agent card at ${url}`;
   if (cached && Date.now() < cached.freshUntil) {
-    // Cached by a resolution that did not verify (another mode): verify now.
-    if (!cached.verified) cached.verified = await checkCardSignature(cached.card, options, `The agent card at ${url}`);
+    // Cached by a resolution that did not verify (another mode): verify now, over the card as served.
+    cached.verified ||= await checkCardSignature(rawCardOf(cached.card) as AgentCard, options, source);
     return cached.card;
   }
   const headers = new Headers({ accept: 'application/json', [VERSION_HEADER]: PROTOCOL_VERSION, ...options.headers });
@@ -160,7 +179,7 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const res = await send(fetch, url, { headers, ...(options.signal ? { signal: options.signal } : {}) });
   if (res.status === 304 && cached) {
-    if (!cached.verified) cached.verified = await checkCardSignature(cached.card, options, `The agent card at ${url}`);
+    cached.verified ||= await checkCardSignature(rawCardOf(cached.card) as AgentCard, options, source);
     const until = freshUntil(res.headers);
     if (until === undefined) cache?.delete(url);
     else cached.freshUntil = until;
@@ -171,10 +190,11 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   try {
     body = JSON.parse(await res.text());
   } catch (error) {
-    throw new A2AClientError('BAD_CARD', `The agent card at ${url} is not JSON`, { cause: error, status: res.status });
+    throw new A2AClientError('BAD_CARD', `${source} is not JSON`, { cause: error, status: res.status });
   }
-  const card = checkCard(body, `The agent card at ${url}`);
-  const verified = await checkCardSignature(card, options, `The agent card at ${url}`);
+  const card = await readAgentCard(body, options.readCard, source);
+  // Signatures are checked over the card as served (before any translation).
+  const verified = await checkCardSignature(body as AgentCard, options, source);
   const until = freshUntil(res.headers);
   if (cache && until !== undefined) {
     const entry: CacheEntry = { card, freshUntil: until, verified };

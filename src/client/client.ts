@@ -19,8 +19,9 @@ import type {
   TaskPushNotificationConfig,
   UnaryOperationName,
 } from '../protocol/types.js';
-import { checkCard, resolveCard, type CardCache, type CardSignatureMode, type CardVerificationOptions } from './cardResolver.js';
+import { checkCard, rawCardOf, readAgentCard, resolveCard, type CardCache, type CardSignatureMode, type CardVerificationOptions } from './cardResolver.js';
 import { responseInfo } from './errors.js';
+import type { V03AgentCard } from '../compat/v03Types.js';
 import type { AuthProvider, CallResult, ClientCall, Interceptor } from './interceptors.js';
 import { jsonRpcTransport } from './jsonrpcTransport.js';
 import { createMessage, type MessageInput } from './messages.js';
@@ -39,7 +40,10 @@ export interface CallOptions {
 
 export interface ClientOptions {
   fetch?: FetchLike;
-  /** Transports besides the built-in JSONRPC and HTTP+JSON (e.g. gRPC); a later one replaces an earlier one of the same binding. */
+  /**
+   * Transports besides the built-in JSONRPC and HTTP+JSON (e.g. gRPC, or v03Transport for A2A
+   * 0.3 agents); a later one replaces an earlier one of the same binding.
+   */
   transports?: TransportFactory[];
   /** Only consider these bindings (the card's order of preference still decides among them). */
   bindings?: string[];
@@ -72,8 +76,24 @@ type Request<K extends OperationName> = OperationRequests[K];
 
 export const BUILTIN_TRANSPORTS: readonly TransportFactory[] = [jsonRpcTransport, restTransport];
 
-/** Connects to an agent given its URL (its card is fetched) or its AgentCard. */
-export async function createClient(agent: string | URL | AgentCard, options: ClientOptions = {}): Promise<A2AClient> {
+const transportsOf = (options: ClientOptions) => [...BUILTIN_TRANSPORTS, ...(options.transports ?? [])];
+
+/** The first translation of a card another protocol version a transport offers (A2A 0.3). */
+function cardReader(options: ClientOptions) {
+  return async (value: unknown) => {
+    for (const t of transportsOf(options)) {
+      const card = await t.readCard?.(value);
+      if (card) return card;
+    }
+    return undefined;
+  };
+}
+
+/**
+ * Connects to an agent given its URL (its card is fetched) or its AgentCard (an A2A 0.3 card
+ * is read with the `transports` that speak 0.3, such as v03Transport).
+ */
+export async function createClient(agent: string | URL | AgentCard | V03AgentCard, options: ClientOptions = {}): Promise<A2AClient> {
   const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   let card: AgentCard;
   let cardSource: string | URL | undefined;
@@ -81,10 +101,10 @@ export async function createClient(agent: string | URL | AgentCard, options: Cli
     cardSource = agent;
     card = await fetchCard(agent, { ...options, fetch });
   } else {
-    card = checkCard(agent);
+    card = await readAgentCard(agent, cardReader(options));
   }
-  const { agentInterface, factory } = selectInterface(card, [...BUILTIN_TRANSPORTS, ...(options.transports ?? [])], options.bindings);
-  return new A2AClient({ card, agentInterface, transport: factory.create(agentInterface, { fetch }), options, fetch, cardSource });
+  const { agentInterface, factory } = selectInterface(card, transportsOf(options), options.bindings);
+  return new A2AClient({ card, agentInterface, transport: factory.create(agentInterface, { fetch, card }), options, fetch, cardSource });
 }
 
 /** resolveCard under the client's options, with aborts and timeouts reported as such. */
@@ -94,10 +114,11 @@ async function fetchCard(source: string | URL, options: ClientOptions & { fetch:
     return await resolveCard(source, {
       fetch: options.fetch,
       signal: deadline.signal,
-      ...(options.cardCache === undefined ? {} : { cache: options.cardCache }),
-      ...(options.headers ? { headers: options.headers } : {}),
-      ...(options.verifyCardSignatures ? { verifyCardSignatures: options.verifyCardSignatures } : {}),
-      ...(options.cardVerification ? { cardVerification: options.cardVerification } : {}),
+      cache: options.cardCache,
+      headers: options.headers,
+      verifyCardSignatures: options.verifyCardSignatures,
+      cardVerification: options.cardVerification,
+      readCard: cardReader(options),
     });
   } catch (error) {
     throw deadline.wrap(error);
@@ -109,6 +130,10 @@ async function fetchCard(source: string | URL, options: ClientOptions & { fetch:
 export class A2AClient {
   /** The agent card (replaced by the extended card once getExtendedAgentCard succeeded, CACHE-06). */
   card: AgentCard;
+  /** The card as the agent served it: the A2A 0.3 JSON for a 0.3 agent, else `card` itself. */
+  get rawCard(): unknown {
+    return rawCardOf(this.card);
+  }
   /** The interface in use: its URL, binding, protocol version and tenant. */
   readonly agentInterface: AgentInterface;
   private readonly transport: Transport;

@@ -7,7 +7,7 @@ export { createClient, A2AClient, BUILTIN_TRANSPORTS } from './client.js';
 export type { CallOptions, ClientOptions, SendOptions } from './client.js';
 export { A2AClientError, CardVerificationError, responseInfo } from './errors.js';
 export type { A2AClientErrorCode, ResponseInfo } from './errors.js';
-export { resolveCard, cardUrlFor, CardCache, defaultCardCache, WELL_KNOWN_CARD_PATH } from './cardResolver.js';
+export { resolveCard, cardUrlFor, rawCardOf, CardCache, defaultCardCache, WELL_KNOWN_CARD_PATH } from './cardResolver.js';
 export type { ResolveCardOptions, CardSignatureMode, CardVerificationOptions } from './cardResolver.js';
 export { selectInterface, SUPPORTED_VERSIONS } from './transport.js';
 export type { Transport, TransportCall, TransportContext, TransportFactory, StreamItem, FetchLike } from './transport.js';

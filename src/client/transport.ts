@@ -44,11 +44,20 @@ export interface Transport {
 
 export interface TransportContext {
   fetch: FetchLike;
+  /** The agent card the interface was chosen from. */
+  card?: AgentCard;
 }
 
 export interface TransportFactory {
   /** The `protocolBinding` served, e.g. `JSONRPC`, `HTTP+JSON`, `GRPC`. */
   readonly binding: string;
+  /** The protocol versions (Major.Minor) it speaks; default `SUPPORTED_VERSIONS` (1.0). */
+  readonly versions?: readonly string[];
+  /**
+   * Reads an agent card of another protocol version (an A2A 0.3 card) as a 1.0 AgentCard;
+   * undefined when the card is not one it knows. Called before the card is checked.
+   */
+  readCard?(card: unknown): Promise<AgentCard | undefined>;
   create(agentInterface: AgentInterface, context: TransportContext): Transport;
 }
 
@@ -57,7 +66,8 @@ export const SUPPORTED_VERSIONS: readonly string[] = [PROTOCOL_VERSION];
 
 /**
  * CARD-05: the first interface, in the card's (server's) order of preference, whose binding has
- * a transport and whose protocol version the client speaks; `bindings` narrows the choice.
+ * a transport and whose protocol version that transport speaks; `bindings` narrows the choice.
+ * 1.0 interfaces come before older ones (A2A 0.3, with a transport such as v03Transport).
  */
 export function selectInterface(
   card: AgentCard,
@@ -66,11 +76,13 @@ export function selectInterface(
 ): { agentInterface: AgentInterface; factory: TransportFactory } {
   const byBinding = new Map<string, TransportFactory>();
   for (const t of transports) byBinding.set(t.binding, t);
-  for (const agentInterface of card.supportedInterfaces) {
-    const factory = byBinding.get(agentInterface.protocolBinding);
-    if (!factory || (bindings && !bindings.includes(factory.binding))) continue;
-    const version = parseVersion(String(agentInterface.protocolVersion ?? ''));
-    if (version !== undefined && SUPPORTED_VERSIONS.includes(version)) return { agentInterface, factory };
+  for (const latest of [true, false]) {
+    for (const agentInterface of card.supportedInterfaces) {
+      const factory = byBinding.get(agentInterface.protocolBinding);
+      if (!factory || (bindings && !bindings.includes(factory.binding))) continue;
+      const version = parseVersion(String(agentInterface.protocolVersion ?? '')) as string;
+      if ((version === PROTOCOL_VERSION) === latest && (factory.versions ?? SUPPORTED_VERSIONS).includes(version)) return { agentInterface, factory };
+    }
   }
   const offered = card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`).join(', ');
   const usable = [...byBinding.keys()].filter((b) => !bindings || bindings.includes(b));
