@@ -324,6 +324,13 @@ describe('the a2a CLI against a 0.3 agent', () => {
     assert.match(s.stdout, /completed/);
   });
 
+  test('a2a card shows a 0.3 agent\'s card translated to 1.0', async () => {
+    const r = await runToExit(['card', sdk.url, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const card = JSON.parse(r.stdout) as { supportedInterfaces: Array<{ protocolVersion: string }> };
+    assert.ok(card.supportedInterfaces.some((i) => i.protocolVersion === '0.3'));
+  });
+
   test('a2a send through the fallback', async () => {
     const r = await runToExit(['send', sdk.fallbackUrl, 'hi']);
     assert.equal(r.code, 0, r.stderr);
