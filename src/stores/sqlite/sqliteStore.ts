@@ -55,6 +55,7 @@ import {
 import { TERMINAL_STATES, canonicalTime, listFilter, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { SQLITE_LEASE_DIALECT, leaseStatements, leaseTtl, toLease, type LeaseRow, type LeaseStatementName } from '../contract/leaseSql.js';
+import { GroupCommit } from './groupCommit.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion, type MigrationResult } from './migrations.js';
 
 export interface SqliteStoreOptions {
@@ -124,6 +125,8 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   private readonly lease: Record<LeaseStatementName, Statement<unknown[]>>;
   private readonly listStatements = new Map<string, { page: Statement<unknown[], ListRow>; count: Statement<unknown[], { n: number }> }>();
   private readonly createTx: (row: CreateRow) => void;
+  /** Group commit: the writes of one event-loop turn share one transaction (each in its own savepoint). */
+  private readonly commits: GroupCommit;
   private readonly appendTx: (input: AppendInput & { claim?: MessageClaim }, eventJson: string[]) => { seq: number; owner: string };
   private readonly claimTx: (options: { now: string; until: string; limit: number }) => DeliveryRow[];
   private readonly deleteConfigTx: (params: { tenant: string; taskId: string; id: string }) => boolean;
@@ -216,6 +219,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
       for (const r of rows) this.push.lock.run({ tenant: r.tenant, taskId: r.task_id, configId: r.config_id, seq: r.seq, until });
       return rows;
     }).immediate;
+    this.commits = new GroupCommit(db);
     this.deleteConfigTx = db.transaction((params: { tenant: string; taskId: string; id: string }): boolean => {
       const { changes } = this.push.deleteConfig.run(params);
       this.push.deleteConfigDeliveries.run(params);
@@ -230,15 +234,14 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
 
   async create(tenant: string, task: Task, options: CreateOptions = {}): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
     const owner = options.owner ?? '';
-    this.createTx({ tenant, owner, task, json: JSON.stringify(task), claim: options.claim, pushConfig: options.pushConfig });
+    const row: CreateRow = { tenant, owner, task, json: JSON.stringify(task), claim: options.claim, pushConfig: options.pushConfig };
+    await this.commits.write(() => this.createTx(row));
     return { record: { tenant, owner, task, version: 1, seq: 1 }, events: [{ seq: 1, event: { task } }] };
   }
 
   async append(input: AppendInput & { claim?: MessageClaim }): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
-    const { seq, owner } = this.appendTx(
-      input,
-      input.events.map((e) => JSON.stringify(e)),
-    );
+    const eventJson = input.events.map((e) => JSON.stringify(e));
+    const { seq, owner } = await this.commits.write(() => this.appendTx(input, eventJson));
     const first = seq - input.events.length;
     return {
       record: { tenant: input.tenant, owner, task: input.task, version: input.expectedVersion + 1, seq },

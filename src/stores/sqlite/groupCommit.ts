@@ -1,0 +1,68 @@
+/**
+ * Group commit for SQLite: writes issued in the same turn of the event loop run in one IMMEDIATE
+ * transaction, each inside its own savepoint (a nested better-sqlite3 transaction), so one write's
+ * failure (a version conflict, a duplicate message) rolls back only that write. Every promise
+ * settles after the shared COMMIT — nothing is acknowledged before it is durable — and a failed
+ * COMMIT fails every write of the group (none of them happened). Under concurrency this writes
+ * the pages shared by many tasks (index leaves, the end of the event log) once per group instead
+ * of once per write.
+ */
+import type { Database } from 'better-sqlite3';
+
+interface Job {
+  run(): void;
+  settle(): void;
+  fail(error: unknown): void;
+}
+
+export class GroupCommit {
+  private jobs: Job[] = [];
+  private scheduled = false;
+  private readonly commitGroup: (jobs: Job[]) => void;
+
+  constructor(db: Database) {
+    this.commitGroup = db
+      .transaction((jobs: Job[]) => {
+        for (const job of jobs) job.run();
+      })
+      .immediate.bind(null);
+  }
+
+  /** Runs `fn` (itself a better-sqlite3 transaction function) in the next group; resolves after COMMIT. */
+  write<T>(fn: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
+      this.jobs.push({
+        run: () => {
+          try {
+            outcome = { ok: true, value: fn() };
+          } catch (error) {
+            outcome = { ok: false, error };
+          }
+        },
+        settle: () => {
+          if (outcome?.ok) resolve(outcome.value);
+          else reject(outcome?.error ?? new Error('write did not run'));
+        },
+        fail: reject,
+      });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const jobs = this.jobs;
+    this.jobs = [];
+    try {
+      this.commitGroup(jobs);
+    } catch (error) {
+      for (const job of jobs) job.fail(error);
+      return;
+    }
+    for (const job of jobs) job.settle();
+  }
+}
