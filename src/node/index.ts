@@ -5,3 +5,4 @@ export type { ServeAgentOptions, RunningAgent } from './serveAgent.js';
 export { createPushRuntime as nodePushRuntime } from '../push/pushOptions.js';
 export type { PushOptions } from '../push/pushOptions.js';
 export { nodeJsonFetcher } from '../auth/nodeJsonFetcher.js';
+export type { ServeTenantsOptions, RunningTenants } from './serveAgent.js';

@@ -1,9 +1,14 @@
 /**
  * Serve an agent definition on Node in one call: bind the listener, write the final URLs into
- * the card's supportedInterfaces (the port may have been 0), then install the handler.
+ * the card's supportedInterfaces (the port may have been 0), then install the handler. With
+ * `tenants`, several agents share the listeners, the store and the bus (issue 8).
  */
-import { withInterfaces, type AgentDefinition } from '../server/agentDefinition.js';
+import { withInterfaces, type AgentDefinition, type InterfaceUrls } from '../server/agentDefinition.js';
 import { createA2AHandler, handlerAuthenticator, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH, type A2AHandler, type A2AHandlerOptions } from '../server/createA2AHandler.js';
+import type { A2ARequestHandler } from '../server/requestHandler.js';
+import type { RequestHandlerLike } from '../server/tenantRouter.js';
+import { TenantRouter, checkSameSecurity, checkTenantName } from '../server/tenantRouter.js';
+import { AGENT_CARD_PATH } from '../server/agentCardRoute.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { RunningGrpcServer } from '../bindings/grpc/server.js';
 import { serve, type RunningServer, type ServeOptions } from './serve.js';
@@ -11,8 +16,8 @@ import { createPushRuntime } from '../push/pushOptions.js';
 import type { AuthConfig } from '../auth/authConfig.js';
 import { nodeJsonFetcher } from '../auth/nodeJsonFetcher.js';
 
-export interface ServeAgentOptions extends ServeOptions {
-  agent: AgentDefinition;
+/** What serveAgent and serveTenants share. */
+export interface ServeAgentBaseOptions extends ServeOptions {
   /** Base URL written into the card (default http://localhost:PORT on loopback, else http://HOST:PORT). */
   publicUrl?: string;
   /** Everything else createA2AHandler accepts (store, bus, limits, onError...). */
@@ -28,24 +33,71 @@ export interface ServeAgentOptions extends ServeOptions {
   signCard?: (card: AgentCard) => Promise<AgentCard>;
 }
 
-export interface RunningAgent extends RunningServer {
-  readonly handler: A2AHandler;
+export interface ServeAgentOptions extends ServeAgentBaseOptions {
+  agent: AgentDefinition;
+}
+
+/**
+ * Several agents from one server (issue 8): tenant name → agent. Each card lists the server's
+ * interfaces with `tenant` and is served at `/{tenant}/.well-known/agent-card.json`.
+ */
+export interface ServeTenantsOptions extends ServeAgentBaseOptions {
+  tenants: Record<string, AgentDefinition>;
+  /** Serves requests without `tenant`; its card is also at /.well-known/agent-card.json. */
+  defaultTenant?: string;
+}
+
+export interface RunningAgent<H extends RequestHandlerLike = A2ARequestHandler> extends RunningServer {
+  readonly handler: A2AHandler<H>;
   /** The gRPC listener, when `grpc` was given. */
   readonly grpc: RunningGrpcServer | undefined;
+  /** The card at /.well-known/agent-card.json (with tenants: the default tenant's, else the first's). */
   readonly agentCard: AgentCard;
   /** The public base URL the card advertises. */
   readonly baseUrl: string;
 }
 
+export interface RunningTenants extends RunningAgent<TenantRouter> {
+  /** Each tenant's final card (as served). */
+  readonly cards: ReadonlyMap<string, AgentCard>;
+  /** Each tenant's card URL, `{baseUrl}/{tenant}/.well-known/agent-card.json`. */
+  readonly cardUrls: ReadonlyMap<string, string>;
+}
+
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
-export async function serveAgent(options: ServeAgentOptions): Promise<RunningAgent> {
-  // A card whose security cannot be enforced as configured fails before anything listens.
-  handlerAuthenticator(options.agent.card, options.handler?.auth);
-  const ref: { handler?: A2AHandler } = {};
+/** Final cards of one agent: interfaces (with the tenant, if any), then the signature. */
+async function finalCards(agent: AgentDefinition, urls: InterfaceUrls, sign: ServeAgentBaseOptions['signCard']): Promise<AgentDefinition & { card: AgentCard; extendedCard?: AgentCard }> {
+  let card = withInterfaces(agent.card, urls);
+  let extendedCard = agent.extendedCard ? withInterfaces(agent.extendedCard, urls) : undefined;
+  if (sign) {
+    card = await sign(card);
+    if (extendedCard) extendedCard = await sign(extendedCard);
+  }
+  return { executor: agent.executor, card, ...(extendedCard ? { extendedCard } : {}), ...(agent.resumable ? { resumable: true } : {}) };
+}
+
+export function serveAgent(options: ServeAgentOptions): Promise<RunningAgent>;
+export function serveAgent(options: ServeTenantsOptions): Promise<RunningTenants>;
+export async function serveAgent(options: ServeAgentOptions | ServeTenantsOptions): Promise<RunningAgent<RequestHandlerLike> | RunningTenants> {
+  const tenants = 'tenants' in options ? options : undefined;
+  // A card whose security cannot be enforced as configured (or tenants that cannot share one
+  // authenticator, or a bad tenant name) fails before anything listens.
+  if (tenants) {
+    const names = Object.keys(tenants.tenants);
+    if (names.length === 0) throw new Error('tenants: at least one tenant is needed');
+    for (const name of names) checkTenantName(name);
+    if (tenants.defaultTenant !== undefined && !names.includes(tenants.defaultTenant)) throw new Error(`defaultTenant ${JSON.stringify(tenants.defaultTenant)} is not one of the tenants`);
+    const cards = names.map((n) => [n, (tenants.tenants[n] as AgentDefinition).card] as [string, AgentDefinition['card']]);
+    if (options.handler?.auth !== 'external') checkSameSecurity(cards);
+    handlerAuthenticator((cards[0] as [string, AgentDefinition['card']])[1], options.handler?.auth);
+  } else {
+    handlerAuthenticator((options as ServeAgentOptions).agent.card, options.handler?.auth);
+  }
+  const ref: { handler?: A2AHandler<RequestHandlerLike> } = {};
   const server = await serve(
     {
-      handle: (req) => (ref.handler as A2AHandler).handle(req),
+      handle: (req) => (ref.handler as A2AHandler<RequestHandlerLike>).handle(req),
       get requestHandler() {
         return ref.handler?.requestHandler;
       },
@@ -60,7 +112,8 @@ export async function serveAgent(options: ServeAgentOptions): Promise<RunningAge
     // Loaded only when asked for: @grpc/grpc-js is an optional dependency.
     const { serveGrpc } = await import('../bindings/grpc/server.js');
     try {
-      grpc = await serveGrpc(() => (ref.handler as A2AHandler).requestHandler, {
+      // The gRPC binding calls unary/stream/agentCard/drain, which a TenantRouter has too.
+      grpc = await serveGrpc(() => (ref.handler as A2AHandler<RequestHandlerLike>).requestHandler as A2ARequestHandler, {
         port: options.grpc.port,
         host: options.grpc.host ?? host,
         // The HTTP listener drains the shared handler on close.
@@ -80,29 +133,34 @@ export async function serveAgent(options: ServeAgentOptions): Promise<RunningAge
   const grpcAddress = grpc ? (options.grpc?.publicAddress ?? `${options.publicUrl ? new URL(options.publicUrl).hostname : publicHost}:${grpc.port}`) : undefined;
   const jsonRpcPath = options.handler?.jsonRpcPath === undefined ? DEFAULT_JSONRPC_PATH : options.handler.jsonRpcPath;
   const restPath = options.handler?.restPath === undefined ? DEFAULT_REST_PATH : options.handler.restPath;
-  const urls = { httpBaseUrl: baseUrl, jsonRpcPath, restPath, ...(grpcAddress ? { grpcAddress } : {}) };
-  let agentCard = withInterfaces(options.agent.card, urls);
-  let extendedCard = options.agent.extendedCard ? withInterfaces(options.agent.extendedCard, urls) : undefined;
-  if (options.signCard) {
-    try {
-      agentCard = await options.signCard(agentCard);
-      if (extendedCard) extendedCard = await options.signCard(extendedCard);
-    } catch (error) {
-      await Promise.all([grpc?.close(), server.close()]);
-      throw error;
-    }
-  }
-  const handler = createA2AHandler({
+  const urls: InterfaceUrls = { httpBaseUrl: baseUrl, jsonRpcPath, restPath, ...(grpcAddress ? { grpcAddress } : {}) };
+  const common = {
     ...options.handler,
     ...(options.handler?.auth ? { auth: withNodeFetcher(options.handler.auth) } : {}),
     push: { runtime: createPushRuntime, ...options.handler?.push },
-    ...(options.agent.resumable ? { resumable: true } : {}),
-    agentCard,
-    executor: options.agent.executor,
-    ...(extendedCard ? { extendedAgentCard: extendedCard } : {}),
-  });
+  };
+  let handler: A2AHandler<RequestHandlerLike>;
+  try {
+    if (tenants) {
+      const defined: Record<string, AgentDefinition> = {};
+      for (const [name, agent] of Object.entries(tenants.tenants)) defined[name] = await finalCards(agent, { ...urls, tenant: name }, options.signCard);
+      handler = createA2AHandler({ ...common, tenants: defined, ...(tenants.defaultTenant !== undefined ? { defaultTenant: tenants.defaultTenant } : {}) });
+    } else {
+      const agent = await finalCards((options as ServeAgentOptions).agent, urls, options.signCard);
+      handler = createA2AHandler({
+        ...common,
+        ...(agent.resumable ? { resumable: true } : {}),
+        agentCard: agent.card,
+        executor: agent.executor,
+        ...(agent.extendedCard ? { extendedAgentCard: agent.extendedCard } : {}),
+      });
+    }
+  } catch (error) {
+    await Promise.all([grpc?.close(), server.close()]);
+    throw error;
+  }
   ref.handler = handler;
-  return {
+  const running: RunningAgent<RequestHandlerLike> = {
     url: server.url,
     port: server.port,
     host: server.host,
@@ -116,9 +174,13 @@ export async function serveAgent(options: ServeAgentOptions): Promise<RunningAge
     },
     handler,
     grpc,
-    agentCard,
+    agentCard: handler.agentCard,
     baseUrl,
   };
+  const router = handler.requestHandler;
+  if (!(router instanceof TenantRouter)) return running;
+  const cardUrls = new Map([...router.cards.keys()].map((name) => [name, `${baseUrl}/${name}${AGENT_CARD_PATH}`]));
+  return Object.assign(running, { cards: router.cards, cardUrls }) as unknown as RunningTenants;
 }
 
 /** JWKS and discovery documents are fetched through the SSRF guard (R14) unless a fetcher is given. */

@@ -26,3 +26,6 @@ export type {
   MtlsVerifierConfig,
 } from '../auth/authConfig.js';
 export { createAuthenticator } from '../auth/authenticator.js';
+export { createTenantRouter, TenantRouter } from './tenantRouter.js';
+export type { TenantRouterOptions, RequestHandlerLike } from './tenantRouter.js';
+export type { TenantA2AHandlerOptions, ExistingHandlerOptions, HttpBindingOptions } from './createA2AHandler.js';

@@ -4,8 +4,9 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH } from '../../server/createA2AHandler.js';
 import { AGENT_CARD_PATH } from '../../server/agentCardRoute.js';
-import { serveAgent } from '../../node/serveAgent.js';
-import { loadAgent } from '../agents/load.js';
+import { serveAgent, type RunningAgent, type ServeAgentBaseOptions } from '../../node/serveAgent.js';
+import type { RequestHandlerLike } from '../../server/tenantRouter.js';
+import { loadAgent, loadTenants } from '../agents/load.js';
 import { UsageError } from '../usage.js';
 import { intOption } from '../cli.js';
 import { openStore, StoreSpecError, type OpenedStore } from '../../stores/contract/openStore.js';
@@ -21,6 +22,9 @@ ${DEFAULT_JSONRPC_PATH} and HTTP+JSON at ${DEFAULT_REST_PATH} (both with SSE str
 
 Options:
   --agent NAME|PATH   demo (default), conformance, or a module exporting { card, executor }
+  --tenants FILE      several agents from one server: JSON (or a module) mapping tenant → agent,
+                      e.g. {"acme": "./acme.ts", "globex": "demo"}; each card is at
+                      /{tenant}/.well-known/agent-card.json (see docs/tenants.md)
   --host HOST         interface to bind (default 127.0.0.1)
   --port N            port (default 8080; 0 picks a free one)
   --public-url URL    base URL written into the card (default http://localhost:PORT on loopback)
@@ -55,6 +59,8 @@ Options:
   --sign-key FILE     sign the Agent Card with this private key (PEM or JWK; see docs/signing.md)
   --sign-kid KID      key id in the signature (default: the key's kid, else its JWK thumbprint)
   --sign-jku URL      JWKS URL put in the signature header, where verifiers find the public key
+  --no-compat         do not serve A2A 0.3 clients (default: 0.3 requests, i.e. without
+                      A2A-Version, are translated and served; see docs/compat.md)
   --json              print the listening URLs as one JSON line
   -h, --help          show this help
 
@@ -64,6 +70,7 @@ Examples:
   a2a serve --store memory
   a2a serve --store postgres://a2a@db.internal/agents --retention-days 30
   a2a serve --agent ./my-agent.ts --host 0.0.0.0 --public-url https://agent.example.com
+  a2a serve --tenants tenants.json --grpc-port 50051
   a2a serve --grpc-port 50051 --tls-cert cert.pem --tls-key key.pem
   a2a serve --agent ./secured-agent.ts --auth-config auth.json --tls-cert cert.pem --tls-key key.pem
 `;
@@ -72,7 +79,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      agent: { type: 'string', default: 'demo' },
+      agent: { type: 'string' },
+      tenants: { type: 'string' },
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '8080' },
       'public-url': { type: 'string' },
@@ -94,6 +102,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'sign-key': { type: 'string' },
       'sign-kid': { type: 'string' },
       'sign-jku': { type: 'string' },
+      'no-compat': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -123,7 +132,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const leaseTtlMs = intOption(values['lease-ttl-ms'], '--lease-ttl-ms', { min: 100 });
   if (!values['sign-key'] && (values['sign-kid'] || values['sign-jku'])) throw new UsageError('--sign-kid and --sign-jku need --sign-key');
   const signCard = values['sign-key'] ? await cardSigner(values['sign-key'], { kid: values['sign-kid'], jku: values['sign-jku'] }) : undefined;
-  const agent = await loadAgent(values.agent);
+  if (values.agent !== undefined && values.tenants !== undefined) throw new UsageError('--agent and --tenants exclude each other');
+  const tenants = values.tenants === undefined ? undefined : await loadTenants(values.tenants);
+  const agent = tenants ? undefined : await loadAgent(values.agent ?? 'demo');
   let opened: OpenedStore;
   try {
     opened = await openStore(values.store);
@@ -133,7 +144,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   let bus: Awaited<ReturnType<NonNullable<OpenedStore['openBus']>>> | undefined;
   let retention: ReturnType<typeof startRetention> | undefined;
-  let running: Awaited<ReturnType<typeof serveAgent>>;
+  let running: RunningAgent<RequestHandlerLike>;
   try {
     // R2 (single instance): tasks a crash left running get a definite state before we serve.
     if (opened.spec.kind !== 'postgres' || values['recover-interrupted']) {
@@ -152,8 +163,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
           })
         : undefined;
 
-    running = await serveAgent({
-      agent,
+    const serveOptions: ServeAgentBaseOptions = {
       port,
       host: values.host,
       ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
@@ -167,9 +177,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
         push,
         ...(maxBody ? { maxBodyBytes: maxBody } : {}),
         ...(auth ? { auth: auth.config } : {}),
+        ...compatOption(values['no-compat']),
         onError: (e) => console.error('a2a serve: agent error:', e instanceof Error ? e.message : e),
       },
-    });
+    };
+    running = tenants ? await serveAgent({ ...serveOptions, ...tenants }) : await serveAgent({ ...serveOptions, agent: agent as NonNullable<typeof agent> });
   } catch (error) {
     // Nothing may keep the process alive after a failed start (PostgreSQL pools, LISTEN connection).
     retention?.stop();
@@ -189,12 +201,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
     listening: running.url,
     store: opened.label,
     push: card.capabilities.pushNotifications === true ? pushLabel(push) : 'off',
+    ...(tenants ? { tenants: Object.fromEntries(Object.keys(tenants.tenants).map((t) => [t, `${baseUrl.replace(/\/$/, '')}/${t}${AGENT_CARD_PATH}`])) } : {}),
   };
   if (values.json) {
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } else {
     process.stdout.write(
-      `${card.name} is listening\n  Agent Card  ${out.card}\n  JSON-RPC    ${out.jsonrpc}\n  HTTP+JSON   ${out.rest}\n${out.grpc ? `  gRPC        ${out.grpc}\n` : ''}  Store       ${out.store}\n  Push        ${out.push}\nPress Ctrl+C to stop.\n`,
+      `${tenants ? `${Object.keys(tenants.tenants).length} agents are` : `${card.name} is`} listening\n  Agent Card  ${tenants && tenants.defaultTenant === undefined ? '(no default tenant)' : out.card}\n${Object.entries(out.tenants ?? {}).map(([t, url]) => `  Tenant      ${t}  ${url}\n`).join('')}  JSON-RPC    ${out.jsonrpc}\n  HTTP+JSON   ${out.rest}\n${out.grpc ? `  gRPC        ${out.grpc}\n` : ''}  Store       ${out.store}\n  Push        ${out.push}\nPress Ctrl+C to stop.\n`,
     );
   }
   await new Promise<void>((resolve) => {
@@ -221,6 +234,11 @@ async function cardSigner(path: string, flags: { kid?: string | undefined; jku?:
   } catch (error) {
     throw new UsageError(`--sign-key ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** --no-compat: the handler option `compat03` (0.3 clients are served by default). */
+function compatOption(noCompat: boolean | undefined): { compat03?: boolean } {
+  return noCompat ? { compat03: false } : {};
 }
 
 /** Push settings from flags and the environment; secrets are checked here, never printed. */
