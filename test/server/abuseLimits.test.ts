@@ -10,6 +10,7 @@ import { A2AError } from '../../src/protocol/errors.js';
 import { createDemoAgent } from '../../src/cli/agents/demo.js';
 import type { AgentCard } from '../../src/protocol/types.js';
 import type { AbuseLimitOptions } from '../../src/server/abuseLimits.js';
+import { startServe } from '../cli/cliHelpers.js';
 
 const card: AgentCard = {
   name: 'limited',
@@ -85,4 +86,27 @@ test('R25 tasks run at once per context', async () => {
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(await reasonOf(h.unary('sendMessage', { ...msg('hi again', { contextId }) }, as('alice'))), 'ok', 'the slot frees when the run ends');
   await h.drain(0);
+});
+
+test('R25 a2a serve --rate-limit answers RESOURCE_EXHAUSTED past the burst (JSON-RPC and REST with 429)', async () => {
+  const { proc, urls } = await startServe(['--rate-limit', '1']);
+  try {
+    const rpc = async () => {
+      const res = await fetch(urls.jsonrpc, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
+      });
+      return (await res.json()) as { error?: { data?: Array<{ reason?: string; metadata?: Record<string, string> }> } };
+    };
+    assert.equal((await rpc()).error, undefined);
+    assert.equal((await rpc()).error, undefined);
+    const refused = await rpc();
+    assert.equal(refused.error?.data?.find((d) => d.reason)?.reason, 'RESOURCE_EXHAUSTED');
+    const rest = await fetch(`${urls.rest}/tasks`, { headers: { 'a2a-version': '1.0' } });
+    assert.equal(rest.status, 429);
+  } finally {
+    proc.kill('SIGTERM');
+    await proc.exited;
+  }
 });

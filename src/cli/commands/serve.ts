@@ -12,6 +12,7 @@ import { intOption } from '../cli.js';
 import { openStore, StoreSpecError, type OpenedStore } from '../../stores/contract/openStore.js';
 import { startRetention } from '../../stores/contract/retention.js';
 import type { PushOptions } from '../../push/pushOptions.js';
+import type { AbuseLimitOptions } from '../../server/abuseLimits.js';
 import { webhookSecretKey } from '../../push/webhookSignature.js';
 import type { AuthConfig, SchemeVerifierConfig } from '../../auth/authConfig.js';
 
@@ -51,6 +52,11 @@ Options:
                       or a passphrase; default: $A2A_PUSH_KEY)
   --webhook-secret S  sign deliveries (Standard Webhooks, whsec_…); repeat to rotate keys
                       (default: $A2A_WEBHOOK_SECRETS, comma-separated)
+  --rate-limit N      requests per second per caller (principal, else address), burst 2N
+  --max-streams N     streams open at once per caller
+  --max-tasks-per-context N
+                      new tasks running at once in one context (limits answer 429 /
+                      RESOURCE_EXHAUSTED to that caller only; all off by default)
   --lease-ttl-ms N    PostgreSQL: how long a task's run is owned without renewal; after an
                       instance dies, another takes its tasks over within about this (default 15000)
   --push-max-attempts N
@@ -98,6 +104,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'webhook-secret': { type: 'string', multiple: true },
       'push-max-attempts': { type: 'string' },
       'lease-ttl-ms': { type: 'string' },
+      'rate-limit': { type: 'string' },
+      'max-streams': { type: 'string' },
+      'max-tasks-per-context': { type: 'string' },
       'push-backoff-ms': { type: 'string' },
       'sign-key': { type: 'string' },
       'sign-kid': { type: 'string' },
@@ -130,6 +139,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       : undefined;
   const push = pushOptions(values);
   const leaseTtlMs = intOption(values['lease-ttl-ms'], '--lease-ttl-ms', { min: 100 });
+  const abuseLimits = abuseLimitOptions(values);
   if (!values['sign-key'] && (values['sign-kid'] || values['sign-jku'])) throw new UsageError('--sign-kid and --sign-jku need --sign-key');
   const signCard = values['sign-key'] ? await cardSigner(values['sign-key'], { kid: values['sign-kid'], jku: values['sign-jku'] }) : undefined;
   if (values.agent !== undefined && values.tenants !== undefined) throw new UsageError('--agent and --tenants exclude each other');
@@ -174,6 +184,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       handler: {
         store: opened.store,
         ...(bus ? { bus, leases: { ...(leaseTtlMs ? { ttlMs: leaseTtlMs } : {}) } } : {}),
+        ...(abuseLimits ? { abuseLimits } : {}),
         push,
         ...(maxBody ? { maxBodyBytes: maxBody } : {}),
         ...(auth ? { auth: auth.config } : {}),
@@ -239,6 +250,19 @@ async function cardSigner(path: string, flags: { kid?: string | undefined; jku?:
 /** --no-compat: the handler option `compat03` (0.3 clients are served by default). */
 function compatOption(noCompat: boolean | undefined): { compat03?: boolean } {
   return noCompat ? { compat03: false } : {};
+}
+
+/** R25 limits from --rate-limit, --max-streams, --max-tasks-per-context (undefined: none set). */
+function abuseLimitOptions(values: { 'rate-limit'?: string; 'max-streams'?: string; 'max-tasks-per-context'?: string }): AbuseLimitOptions | undefined {
+  const rate = intOption(values['rate-limit'], '--rate-limit', { min: 1 });
+  const streams = intOption(values['max-streams'], '--max-streams', { min: 1 });
+  const tasks = intOption(values['max-tasks-per-context'], '--max-tasks-per-context', { min: 1 });
+  if (rate === undefined && streams === undefined && tasks === undefined) return undefined;
+  return {
+    ...(rate !== undefined ? { requestsPerSecond: rate } : {}),
+    ...(streams !== undefined ? { maxStreamsPerCaller: streams } : {}),
+    ...(tasks !== undefined ? { maxActiveTasksPerContext: tasks } : {}),
+  };
 }
 
 /** Push settings from flags and the environment; secrets are checked here, never printed. */
