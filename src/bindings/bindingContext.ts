@@ -3,6 +3,7 @@
  * CallContext (identical negotiation on every binding, R20), and error reporting.
  */
 import type { Authenticator } from '../auth/authConfig.js';
+import { detectVersion, type Dialect } from '../compat/detect.js';
 import { A2AError, toA2AError } from '../protocol/errors.js';
 import {
   EXTENSIONS_HEADER,
@@ -28,6 +29,12 @@ export class BindingContext {
   private readonly onError: ((error: unknown) => void) | undefined;
   /** Enforces the card's security requirements (issue 8); absent when nothing is enforced. */
   readonly authenticator: Authenticator | undefined;
+  /**
+   * Serve A2A 0.3 clients (issue 9) through the same request handler: 0.3 requests (no
+   * A2A-Version, or `0.3`) are translated by src/compat. Default true; off, they get
+   * VersionNotSupportedError as a 1.0-only server would answer.
+   */
+  readonly compat03: boolean;
 
   constructor(options: {
     handler: A2ARequestHandler;
@@ -35,22 +42,41 @@ export class BindingContext {
     supportedVersions: readonly string[];
     onError?: ((error: unknown) => void) | undefined;
     authenticator?: Authenticator | undefined;
+    compat03?: boolean | undefined;
   }) {
     this.handler = options.handler;
     this.limits = options.limits;
     this.supportedVersions = options.supportedVersions;
     this.onError = options.onError;
     this.authenticator = options.authenticator;
+    this.compat03 = options.compat03 ?? true;
+  }
+
+  /** The versions served to requests of a binding that can answer 0.3 (see `callContext`). */
+  private get versionsWithCompat(): readonly string[] {
+    return this.compat03 && !this.supportedVersions.includes('0.3') ? [...this.supportedVersions, '0.3'] : this.supportedVersions;
   }
 
   get card(): AgentCard {
     return this.handler.agentCard;
   }
 
-  callContext(req: HttpRequest): CallContext {
+  /**
+   * The call's context, with the negotiated version (VER rules). `compat` comes from a binding
+   * that can answer 0.3 requests: with `compat03` on, 0.3 is served besides the configured
+   * versions, and the request's shape (`structure`) must agree with the version asked for
+   * (docs/compat.md, detectVersion: no version means 0.3, a 1.0 method name without
+   * A2A-Version is refused). Without `compat`, or with compat03 off, only the configured
+   * versions are served and an absent version (0.3) is refused.
+   */
+  callContext(req: HttpRequest, compat?: { structure?: Dialect | undefined }): CallContext {
     const header = req.header('a2a-version');
     // The query string is parsed only when the header is absent (VER-03).
-    const protocolVersion = negotiateVersion(header, header ? undefined : req.query.get(VERSION_HEADER), this.supportedVersions);
+    const query = header ? undefined : req.query.get(VERSION_HEADER);
+    const protocolVersion =
+      compat && this.compat03
+        ? detectVersion({ header: header ?? null, query: query ?? null, ...(compat.structure ? { structure: compat.structure } : {}) }, { supported: this.versionsWithCompat }).version
+        : negotiateVersion(header, query, this.supportedVersions);
     const ctx: CallContext = {
       protocolVersion,
       requestedExtensions: parseExtensions(req.header('a2a-extensions')),

@@ -13,3 +13,5 @@ export * from './card.js';
 export * from './errors.js';
 export * from './methods.js';
 export * from './detect.js';
+export * from './card03.js';
+export * from './protoJson03.js';

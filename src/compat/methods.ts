@@ -151,9 +151,9 @@ export function matchV03RestRoute(httpMethod: string, path: string): { match?: V
 /**
  * The 0.3 JSON-RPC-shaped params of a REST call, from the path, the query and the (parsed)
  * body, ready for `requestToV10(route.method, params)`. Path values win over body values (B12).
- * The body must be in the 0.3 JSON-RPC dialect (`kind`, lowercase enums): the 0.3 proto-JSON
- * dialect that the 0.3.14 JS and the Python SDK send over REST is not translated here (see
- * docs/compat.md).
+ * The body must be in the 0.3 JSON-RPC dialect (`kind`, lowercase enums): read the 0.3
+ * proto-JSON dialect that the 0.3.14 JS and the Python SDK send over REST with
+ * `sendParamsFromProto03` / `pushCreateBodyFromProto03` (protoJson03.ts) first.
  */
 export function v03RestParams(match: V03RestMatch, request: { query?: URLSearchParams; body?: unknown }): unknown {
   const body = typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};

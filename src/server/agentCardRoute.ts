@@ -3,6 +3,7 @@
  * (CACHE-01..04): a content-hash ETag, Last-Modified, Cache-Control, 304 on revalidation,
  * and CORS so browser clients can discover the agent (CARD-11).
  */
+import { agentCardForV03, cardVariantFor, hybridAgentCard } from '../compat/card03.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { HttpRequest, HttpResponse } from './http/httpTypes.js';
 
@@ -12,7 +13,8 @@ export interface CardRouteOptions {
   maxAgeSeconds?: number;
 }
 
-export function createAgentCardRoute(card: AgentCard, options: CardRouteOptions = {}): (req: HttpRequest) => HttpResponse {
+/** A route serving `card` (any JSON card shape: 1.0, or the 0.3 / hybrid forms of src/compat). */
+export function createAgentCardRoute(card: AgentCard | object, options: CardRouteOptions = {}): (req: HttpRequest) => HttpResponse {
   const body = JSON.stringify(card);
   const etag = `"${fnv1a64(body)}"`;
   const lastModified = new Date().toUTCString();
@@ -46,4 +48,22 @@ function fnv1a64(text: string): string {
     h = (h * prime) & mask;
   }
   return h.toString(16).padStart(16, '0');
+}
+
+/**
+ * The well-known card for a server that also serves A2A 0.3 (src/compat/card03.ts): the 1.0 card
+ * for `A2A-Version: 1.x` (signatures intact), the 0.3 card for `0.3`, and without the header a
+ * hybrid (1.0 plus the 0.3 top-level fields) that clients of either version read. Each variant
+ * has its own ETag; responses vary on A2A-Version.
+ */
+export function createVersionedCardRoute(card: AgentCard, options: CardRouteOptions = {}): (req: HttpRequest) => HttpResponse {
+  const routes = {
+    '1.0': createAgentCardRoute(card, options),
+    '0.3': createAgentCardRoute(agentCardForV03(card), options),
+    hybrid: createAgentCardRoute(hybridAgentCard(card), options),
+  };
+  return (req) => {
+    const res = routes[cardVariantFor(req)](req);
+    return { ...res, headers: { ...res.headers, vary: 'A2A-Version' } };
+  };
 }

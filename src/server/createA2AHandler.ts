@@ -11,7 +11,7 @@ import { handleRest } from '../bindings/rest/server.js';
 import { PayloadTooLargeError } from '../protocol/errors.js';
 import { PROTOCOL_VERSION } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
-import { AGENT_CARD_PATH, createAgentCardRoute, type CardRouteOptions } from './agentCardRoute.js';
+import { AGENT_CARD_PATH, createAgentCardRoute, createVersionedCardRoute, type CardRouteOptions } from './agentCardRoute.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './http/httpTypes.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './http/jsonBody.js';
 import { A2ARequestHandler, type RequestHandlerOptions } from './requestHandler.js';
@@ -48,6 +48,12 @@ export interface HttpBindingOptions {
   auth?: AuthConfig | 'external';
   /** Called with agent and internal failures (never with request secrets). */
   onError?: (error: unknown) => void;
+  /**
+   * Serve A2A 0.3 clients too (default true): 0.3 requests on JSON-RPC and REST are translated
+   * to and from the one 1.0 handler, and the well-known card answers in the version asked for
+   * (docs/compat.md). false: 0.3 requests get VersionNotSupported (`a2a serve --no-compat`).
+   */
+  compat03?: boolean;
 }
 
 /** One agent: its card and executor (the classic form). */
@@ -112,12 +118,14 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
     supportedVersions: options.supportedVersions ?? [PROTOCOL_VERSION],
     onError: options.onError,
     authenticator,
+    compat03: options.compat03 !== false,
   });
   const jsonRpcPath = options.jsonRpcPath === undefined ? DEFAULT_JSONRPC_PATH : options.jsonRpcPath;
   const restPath = options.restPath === undefined ? DEFAULT_REST_PATH : options.restPath;
   const restPrefix = restPath === null ? null : restPath.replace(/\/$/, '');
   const cardOptions = options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds };
-  const cards = router ? tenantCardRoutes(router, cardOptions) : new Map([[AGENT_CARD_PATH, createAgentCardRoute(agentCard, cardOptions)]]);
+  const cardRoute = options.compat03 === false ? createAgentCardRoute(agentCard, cardOptions) : createVersionedCardRoute(agentCard, cardOptions);
+  const cards = router ? tenantCardRoutes(router, cardOptions) : new Map([[AGENT_CARD_PATH, cardRoute]]);
 
   const cors = corsPolicy(options.corsOrigins, apiKeyHeaders(agentCard));
 

@@ -17,7 +17,8 @@ before(async () => {
 });
 after(() => Promise.all([server.close(), cached.close(), noPush.close()]));
 
-const get = (s: TestServer, headers: Record<string, string> = {}, method = 'GET') => fetch(s.url + PATH, { method, headers });
+/** The card as a 1.0 client asks for it (our client and the 1.0 SDK send A2A-Version on card requests). */
+const get = (s: TestServer, headers: Record<string, string> = {}, method = 'GET') => fetch(s.url + PATH, { method, headers: { 'a2a-version': '1.0', ...headers } });
 
 describe('Agent Card', () => {
   test('CARD-02 CACHE-01..03 CARD-11 200 JSON with ETag, Last-Modified, Cache-Control max-age and CORS', async () => {
@@ -103,4 +104,23 @@ describe('Agent Card', () => {
     assert.equal(ok(await jsonRpcBinding(rpc.url).call('listTasks', { pageSize: 3 })).pageSize, 3);
     assert.equal(ok(await restBinding(rest.url).call('listTasks', { pageSize: 4 })).pageSize, 4);
   });
+});
+
+test('compat: without A2A-Version the card is the 1.0 card plus the 0.3 top-level members; with 0.3 it is the 0.3 card', async () => {
+  const s = await startServer();
+  try {
+    const plain = await fetch(s.url + PATH);
+    assert.equal(plain.headers.get('vary'), 'A2A-Version');
+    const hybrid = (await plain.json()) as Json;
+    assert.deepEqual(hybrid.supportedInterfaces, s.card.supportedInterfaces, 'every 1.0 member is there');
+    assert.match(hybrid.url, /\/a2a\/jsonrpc$/);
+    assert.equal(hybrid.preferredTransport, 'JSONRPC');
+    const v03 = (await (await fetch(s.url + PATH, { headers: { 'a2a-version': '0.3' } })).json()) as Json;
+    assert.equal(v03.supportedInterfaces, undefined);
+    assert.equal(v03.protocolVersion, '0.3.0');
+    const etags = new Set(await Promise.all([undefined, '0.3', '1.0'].map(async (v) => (await fetch(s.url + PATH, { headers: v ? { 'a2a-version': v } : {} })).headers.get('etag'))));
+    assert.equal(etags.size, 3, 'each variant has its own ETag');
+  } finally {
+    await s.close();
+  }
 });

@@ -38,6 +38,8 @@ import { GRPC_STATUS_CODES } from '../../src/protocol/errorTable.js';
 import { isKnownReason } from '../../src/protocol/errorTable.js';
 import { PayloadTooLargeError } from '../../src/protocol/errors.js';
 import type { HttpRequest } from '../../src/server/http/httpTypes.js';
+import { matchV03RestRoute } from '../../src/compat/methods.js';
+import { parseVersion } from '../../src/protocol/serviceParams.js';
 
 const SEED = fuzzSeed(0x7e57);
 const IN_PROCESS = fuzzCount(10_000);
@@ -243,8 +245,35 @@ const keysOf = (o: object): string => Object.keys(o).sort().join(',');
 
 const STREAM_MEMBERS = ['task', 'message', 'statusUpdate', 'artifactUpdate'];
 
+/**
+ * Issue 9: a request without A2A-Version (or with 0.3) on a 0.3 route (/v1/...) is served as
+ * A2A 0.3, whose errors are the JSON-RPC error object `{code, message, data?}` (docs/compat.md).
+ */
+function isV03Request(r: RestRequest): boolean {
+  const url = new URL(r.target, 'http://x');
+  const header = Object.entries(r.headers).find(([k]) => k.toLowerCase() === 'a2a-version')?.[1];
+  const raw = (header ?? '').trim() || (header ? '' : (url.searchParams.get('A2A-Version') ?? '').trim());
+  if (raw !== '' && parseVersion(raw) !== '0.3') return false;
+  let path: string;
+  try {
+    path = url.pathname.slice(REST_BASE.length);
+  } catch {
+    return false;
+  }
+  return matchV03RestRoute(r.method, path).pathMatched;
+}
+
+function v03ErrorProblem(body: Json): string | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return '0.3 error body is not an object';
+  if (!Object.keys(body).every((k) => ['code', 'message', 'data'].includes(k))) return `0.3 error members ${keysOf(body)}`;
+  if (typeof body.code !== 'number' || typeof body.message !== 'string' || body.message === '') return '0.3 error needs a numeric code and a message';
+  if (STACK_PATTERN.test(body.message)) return `stack in message: ${body.message}`;
+  return undefined;
+}
+
 function answerProblem(r: RestRequest, a: RestAnswer): string | undefined {
   if (a.status >= 500 || a.status < 200) return `HTTP ${a.status}`;
+  const v03 = isV03Request(r);
   // node:http refuses what it cannot parse (431 for a request line + headers over maxHeaderSize,
   // 400 for a malformed request) before the handler runs, with an empty body and no keep-alive.
   // serve() installs no 'clientError' handler, so these are Node's bare answers (reported).
@@ -261,7 +290,10 @@ function answerProblem(r: RestRequest, a: RestAnswer): string | undefined {
       } catch {
         return `SSE data is not JSON: ${e.data.slice(0, 200)}`;
       }
-      if ('error' in data) {
+      if (v03 && 'code' in data) {
+        const p = v03ErrorProblem(data);
+        if (p) return `SSE error event: ${p}`;
+      } else if ('error' in data) {
         const p = restErrorProblem(data, data.error?.code);
         if (p) return `SSE error event: ${p}`;
       } else if (Object.keys(data).filter((k) => STREAM_MEMBERS.includes(k)).length !== 1) return `SSE event is not a StreamResponse: ${e.data.slice(0, 200)}`;
@@ -275,7 +307,7 @@ function answerProblem(r: RestRequest, a: RestAnswer): string | undefined {
   } catch {
     return `body is not JSON: ${a.text.slice(0, 200)}`;
   }
-  if (a.status >= 300) return restErrorProblem(body, a.status);
+  if (a.status >= 300) return v03 ? v03ErrorProblem(body) : restErrorProblem(body, a.status);
   if (!body || typeof body !== 'object' || Array.isArray(body)) return `success body is not an object: ${a.text.slice(0, 200)}`;
   if ('error' in body) return 'a 2xx with an error body';
   return undefined;

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, resolveCard, A2AClientError, CardVerificationError } from '../../src/client/index.js';
 import type { AgentCard } from '../../src/protocol/types.js';
-import type { CardVerification, Jwks } from '../../src/signing/cardSignature.js';
+import { verifyAgentCard, type CardVerification, type Jwks } from '../../src/signing/cardSignature.js';
 import { runToExit, startServe } from '../cli/cliHelpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'a2a-signed-'));
@@ -25,8 +25,11 @@ const jwks = JSON.parse(readFileSync(keys.jwks, 'utf8')) as Jwks;
 test('a2a serve --sign-key signs the card; a2a card --verify --jwks FILE verifies it', async (t) => {
   const { proc, urls } = await startServe(['--sign-key', keys.privateKey]);
   t.after(() => proc.kill());
-  const card = (await (await fetch(urls.card)).json()) as AgentCard;
+  const card = (await (await fetch(urls.card)).json()) as AgentCard & { url?: string };
   assert.equal(card.signatures?.length, 1);
+  // Without A2A-Version this is the hybrid card (1.0 + 0.3 members): its 1.0 signature still verifies.
+  assert.ok(card.url, 'the hybrid card has the 0.3 url');
+  assert.equal((await verifyAgentCard(card, { jwks })).verified, true);
 
   const ok = await runToExit(['card', urls.card, '--verify', '--jwks', keys.jwks]);
   assert.equal(ok.code, 0, ok.stderr);

@@ -3,16 +3,27 @@
  * to the request handler, SSE for the streaming methods with a full JSON-RPC response in each
  * `data:` (RPC-07). Every JSON-RPC answer is HTTP 200 except transport refusals (B6) and
  * authentication failures: HTTP 401/403 with WWW-Authenticate and a JSON-RPC error body (B7).
+ *
+ * A2A 0.3 (issue 9, `binding.compat03`): a request without A2A-Version (or with `0.3`) calling a
+ * 0.3 method (`message/send`, …) is translated to the same handler call (../compat03.ts) and
+ * answered in the 0.3 dialect: bare results with `kind`, `final` on status updates, errors with
+ * a `data` object (errorToV03). Version and method name must agree (docs/compat.md).
  */
 import { httpAuthFailure } from '../../auth/authErrors.js';
+import { jsonRpcMethodDialect, responseDialect, type Dialect } from '../../compat/detect.js';
+import { errorToV03 } from '../../compat/errors.js';
+import { isV03Method } from '../../compat/methods.js';
 import { A2AError, InvalidRequestError, MethodNotFoundError } from '../../protocol/errors.js';
+import { VERSION_HEADER } from '../../protocol/serviceParams.js';
 import { operationByRpc } from '../../protocol/operations.js';
 import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
 import { parseJson } from '../../server/http/jsonBody.js';
 import { SSE_HEADERS, sseBody } from '../../server/http/sse.js';
+import type { CallContext } from '../../server/requestHandler.js';
 import type { BindingContext } from '../bindingContext.js';
-import { jsonRpcErrorResponse, toJsonRpcError, type JsonRpcId } from './errors.js';
+import { isV03Streaming, streamItemToV03, streamV03, unaryV03, v03Operation } from '../compat03.js';
+import { jsonRpcErrorResponse, toJsonRpcError, type JsonRpcErrorObject, type JsonRpcId } from './errors.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -25,6 +36,9 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
     return reply(405, jsonRpcErrorResponse(null, new InvalidRequestError('JSON-RPC requests must use POST')), { allow: 'POST' });
   }
   let id: JsonRpcId = null;
+  // The dialect errors are answered in: until the method is known, the version asked for (no
+  // version = 0.3, when 0.3 is served), then the method's (digest §5.1 step 3).
+  let dialect: Dialect = binding.compat03 ? responseDialect(versionSignals(req)) : '1.0';
   try {
     const body = parseJson(await req.text(binding.limits.maxBodyBytes), binding.limits.maxJsonDepth);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -40,10 +54,23 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
       throw new InvalidRequestError('"params" must be an object');
     }
     // VER-05/06: the version is negotiated before the method is looked up, so a 0.3 request
-    // (no header) for a 0.3 method name gets VersionNotSupported rather than MethodNotFound.
-    const ctx = binding.callContext(req);
+    // (no header) gets VersionNotSupported rather than MethodNotFound when 0.3 is not served.
+    // With 0.3 served, a 1.0 method name without A2A-Version (= 0.3) is refused the same way
+    // (strict, docs/compat.md), and answered in the 1.0 shape; a 0.3 method name with an
+    // explicit 1.x version is an unknown 1.0 method (-32601), as before.
+    const v10Name = binding.compat03 && jsonRpcMethodDialect(envelope.method) === '1.0';
+    if (v10Name) dialect = '1.0';
+    const ctx = binding.callContext(req, { structure: v10Name ? '1.0' : undefined });
+    if (ctx.protocolVersion === '0.3') {
+      dialect = '0.3';
+      return await handleV03({ req, method: envelope.method, params, id, ctx }, binding);
+    }
+    dialect = '1.0';
     const op = operationByRpc(envelope.method);
-    if (!op) throw new MethodNotFoundError(`Method ${JSON.stringify(envelope.method.slice(0, 100))} not found`);
+    if (!op) {
+      const hint = binding.compat03 && isV03Method(envelope.method) ? ' (an A2A 0.3 method: send it without A2A-Version, or with 0.3)' : '';
+      throw new MethodNotFoundError(`Method ${JSON.stringify(envelope.method.slice(0, 100))} not found${hint}`);
+    }
     await binding.authenticate(req, ctx, op.name);
     const requestId = id;
     if (op.streaming) {
@@ -62,10 +89,47 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
     const result = await binding.handler.unary(op.name as UnaryOperationName, params, ctx);
     return reply(200, `{"jsonrpc":"2.0","id":${JSON.stringify(requestId)},"result":${JSON.stringify(result)}}`, binding.responseHeaders(ctx));
   } catch (error) {
-    const e = binding.report(error);
-    const auth = httpAuthFailure(e);
-    if (auth) return reply(auth.status, JSON.stringify({ jsonrpc: '2.0', id, error: toJsonRpcError(e) }), auth.headers);
-    const status = A2AError.is(e) && e.reason === 'PAYLOAD_TOO_LARGE' ? 413 : 200;
-    return reply(status, JSON.stringify({ jsonrpc: '2.0', id, error: toJsonRpcError(e) }));
+    return errorReply(binding.report(error), { id, dialect });
   }
+}
+
+function errorObject(error: A2AError, dialect: Dialect): JsonRpcErrorObject {
+  return dialect === '0.3' ? errorToV03(error) : toJsonRpcError(error);
+}
+
+function errorReply(e: A2AError, to: { id: JsonRpcId; dialect: Dialect }): HttpResponse {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: to.id, error: errorObject(e, to.dialect) });
+  const auth = httpAuthFailure(e);
+  if (auth) return reply(auth.status, body, auth.headers);
+  return reply(A2AError.is(e) && e.reason === 'PAYLOAD_TOO_LARGE' ? 413 : 200, body);
+}
+
+function versionSignals(req: HttpRequest): { header: string | null; query: string | null } {
+  const header = req.header('a2a-version') ?? null;
+  return { header, query: header ? null : req.query.get(VERSION_HEADER) };
+}
+
+/** A 0.3 call (negotiated version 0.3): translated, run by the same handler, answered in 0.3. */
+async function handleV03(
+  call: { req: HttpRequest; method: string; params: unknown; id: JsonRpcId; ctx: CallContext },
+  binding: BindingContext,
+): Promise<HttpResponse> {
+  const { req, method, params, id, ctx } = call;
+  if (!isV03Method(method)) throw new MethodNotFoundError(`Method ${JSON.stringify(method.slice(0, 100))} not found`);
+  await binding.authenticate(req, ctx, v03Operation(method));
+  if (isV03Streaming(method)) {
+    const items = await streamV03(binding, { method, params }, ctx);
+    return {
+      status: 200,
+      headers: { ...SSE_HEADERS, ...binding.responseHeaders(ctx) },
+      body: sseBody(items, {
+        data: (item) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(streamItemToV03(item.event))}}`,
+        error: (error) => JSON.stringify({ jsonrpc: '2.0', id, error: errorToV03(binding.report(error)) }),
+        heartbeatMs: binding.limits.heartbeatMs,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      }),
+    };
+  }
+  const result = await unaryV03(binding, { method, params }, ctx);
+  return reply(200, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`, binding.responseHeaders(ctx));
 }

@@ -13,6 +13,7 @@ import { SSE_HEADERS, sseBody } from '../../server/http/sse.js';
 import type { BindingContext } from '../bindingContext.js';
 import { toRestError } from './errors.js';
 import { matchRoute, type RestRoute } from './routes.js';
+import { asksForV03, handleRestV03 } from './v03.js';
 
 export const REST_CONTENT_TYPE = 'application/a2a+json';
 const JSON_HEADERS = { 'content-type': REST_CONTENT_TYPE };
@@ -35,6 +36,12 @@ function statusResponse(r: { status: number; name: string; message: string; head
 
 /** `path` is relative to the REST base URL. */
 export async function handleRest(req: HttpRequest, path: string, binding: BindingContext): Promise<HttpResponse> {
+  // A2A 0.3 (issue 9): no A2A-Version (or 0.3) on a 0.3 route (/v1/...) is served by ./v03.ts.
+  // A 1.0 path without A2A-Version falls through and is refused by version negotiation below.
+  if (binding.compat03 && asksForV03(req)) {
+    const v03 = await handleRestV03(req, path, binding);
+    if (v03) return v03;
+  }
   let segments: string[];
   try {
     segments = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
@@ -50,7 +57,8 @@ export async function handleRest(req: HttpRequest, path: string, binding: Bindin
     return statusResponse({ status: 405, name: 'INVALID_ARGUMENT', message: `Use ${allow} for this path`, headers: { allow } });
   }
   try {
-    const ctx = binding.callContext(req);
+    // With 0.3 compat on, this is a 1.0-shaped request: it needs an explicit 1.x version.
+    const ctx = binding.callContext(req, { structure: '1.0' });
     await binding.authenticate(req, ctx, match.route.op);
     const params = await requestParams(req, match, binding);
     const op = OPERATIONS.get(match.route.op);

@@ -1,0 +1,122 @@
+/**
+ * A2A 0.3 HTTP+JSON (issue 9): the 0.3 routes (`/v1/message:send`, `/v1/tasks/{id}`, …,
+ * V03_REST_ROUTES) under the REST base, for requests without A2A-Version (or with `0.3`) when
+ * 0.3 compat is on. Bodies are read in the 0.3 proto-JSON dialect the 0.3 SDKs send over REST
+ * (or the JSON-RPC dialect), answered in the proto-JSON dialect, and run through the same
+ * handler calls as JSON-RPC 0.3 (../compat03.ts). Errors: the JSON-RPC error object as the body
+ * (`{code, message, data}`, what the 0.3 JS SDK reads) with our HTTP status.
+ */
+import { httpAuthFailure } from '../../auth/authErrors.js';
+import { restErrorToV03 } from '../../compat/errors.js';
+import { matchV03RestRoute, v03RestParams, type V03RestMatch } from '../../compat/methods.js';
+import {
+  agentCardToProto03,
+  pushCreateBodyFromProto03,
+  sendParamsFromProto03,
+  sendResultToProto03,
+  streamEventToProto03,
+  taskPushConfigToProto03,
+  taskToProto03,
+} from '../../compat/protoJson03.js';
+import type { V03AgentCard, V03Message, V03Task, V03TaskPushNotificationConfig } from '../../compat/v03Types.js';
+import { InvalidRequestError } from '../../protocol/errors.js';
+import { parseVersion, VERSION_HEADER } from '../../protocol/serviceParams.js';
+import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
+import { parseJson } from '../../server/http/jsonBody.js';
+import { SSE_HEADERS, sseBody } from '../../server/http/sse.js';
+import type { BindingContext } from '../bindingContext.js';
+import { streamItemToV03, streamV03, unaryV03 } from '../compat03.js';
+import { matchRoute } from './routes.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** True when the request asks for 0.3: no A2A-Version (header, else query), or `0.3`. */
+export function asksForV03(req: HttpRequest): boolean {
+  const header = req.header('a2a-version');
+  const raw = (header ?? '').trim() || (header ? '' : (req.query.get(VERSION_HEADER) ?? '').trim());
+  return raw === '' || parseVersion(raw) === '0.3';
+}
+
+function errorReply(error: unknown, binding: BindingContext): HttpResponse {
+  const e = binding.report(error);
+  const { status, body } = restErrorToV03(e);
+  const auth = httpAuthFailure(e);
+  return { status, headers: auth ? { ...JSON_HEADERS, ...auth.headers } : JSON_HEADERS, body: JSON.stringify(body) };
+}
+
+/** Where no 0.3 route matches: 405, a 1.0 route asked as 0.3 (→ the 1.0 binding's refusal), or 404. */
+export function isV10RestPath(method: string, path: string): boolean {
+  try {
+    return matchRoute(method, path.split('/').filter((s) => s !== '').map(decodeURIComponent)).kind !== 'notFound';
+  } catch {
+    return false;
+  }
+}
+
+/** `path` is relative to the REST base URL. Undefined when no 0.3 route has this path (the caller decides). */
+export async function handleRestV03(req: HttpRequest, path: string, binding: BindingContext): Promise<HttpResponse | undefined> {
+  const { match, pathMatched } = matchV03RestRoute(req.method, path);
+  if (!match) {
+    if (!pathMatched) return undefined;
+    const allow = [...new Set(['GET', 'POST', 'DELETE'].filter((m) => matchV03RestRoute(m, path).match))].join(', ');
+    return { status: 405, headers: { ...JSON_HEADERS, allow }, body: JSON.stringify({ code: -32600, message: `Use ${allow} for this path` }) };
+  }
+  try {
+    const ctx = binding.callContext(req, {});
+    await binding.authenticate(req, ctx, match.route.operation);
+    const params = v03RestParams(match, { query: req.query, body: await requestBody(req, match, binding) });
+    const call = { method: match.route.method, params };
+    if (match.route.streaming) {
+      const items = await streamV03(binding, call, ctx);
+      return {
+        status: 200,
+        headers: { ...SSE_HEADERS, ...binding.responseHeaders(ctx) },
+        body: sseBody(items, {
+          data: (item) => JSON.stringify(streamEventToProto03(streamItemToV03(item.event))),
+          error: (error) => JSON.stringify(restErrorToV03(binding.report(error)).body),
+          heartbeatMs: binding.limits.heartbeatMs,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        }),
+      };
+    }
+    const result = await unaryV03(binding, call, ctx);
+    const status = match.route.successStatus;
+    if (status === 204) return { status, headers: binding.responseHeaders(ctx) };
+    return { status, headers: { ...JSON_HEADERS, ...binding.responseHeaders(ctx) }, body: JSON.stringify(resultToProto(match, result)) };
+  } catch (error) {
+    return errorReply(error, binding);
+  }
+}
+
+async function requestBody(req: HttpRequest, match: V03RestMatch, binding: BindingContext): Promise<unknown> {
+  if (req.method !== 'POST') return undefined;
+  const text = await req.text(binding.limits.maxBodyBytes);
+  if (text.trim() === '') {
+    if (match.route.params === 'body' || match.route.params === 'push-create') throw new InvalidRequestError('The request body must be a JSON object');
+    return undefined;
+  }
+  const body = parseJson(text, binding.limits.maxJsonDepth);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidRequestError('The request body must be a JSON object');
+  if (match.route.params === 'body') return sendParamsFromProto03(body);
+  if (match.route.params === 'push-create') return { pushNotificationConfig: pushCreateBodyFromProto03(body) };
+  return body;
+}
+
+function resultToProto(match: V03RestMatch, result: unknown): unknown {
+  switch (match.route.method) {
+    case 'message/send':
+      return sendResultToProto03(result as V03Task | V03Message);
+    case 'tasks/get':
+    case 'tasks/cancel':
+      return taskToProto03(result as V03Task);
+    case 'tasks/pushNotificationConfig/set':
+    case 'tasks/pushNotificationConfig/get':
+      return taskPushConfigToProto03(result as V03TaskPushNotificationConfig);
+    case 'tasks/pushNotificationConfig/list':
+      return { configs: (result as V03TaskPushNotificationConfig[]).map(taskPushConfigToProto03), nextPageToken: '' };
+    case 'agent/getAuthenticatedExtendedCard':
+      return agentCardToProto03(result as V03AgentCard);
+    default:
+      return result;
+  }
+}

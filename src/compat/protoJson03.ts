@@ -1,0 +1,288 @@
+/**
+ * The A2A 0.3 proto-JSON dialect (ProtoJSON of the 0.3 `a2a.v1` proto) ↔ the 0.3 JSON-RPC
+ * dialect objects (docs/compat.md, digest §5.5). The official 0.3.14 JS SDK and the Python SDK
+ * send this dialect over 0.3 REST: `ROLE_USER`, `TASK_STATE_CANCELLED`, `content` instead of
+ * `parts` in messages, `file.fileWithUri|fileWithBytes`, `data.data`, `pushNotification` in the
+ * send configuration, `{name, pushNotificationConfig}` push configs, `{task|message|statusUpdate|
+ * artifactUpdate}` responses. Requests are read in either dialect (a message with `kind` or
+ * `parts` is taken as the JSON-RPC dialect, which the 0.3 JS SDK's own REST server also reads);
+ * responses are written in the proto dialect, which is what both SDK clients parse.
+ * Pure functions; values are checked by the JSON-RPC-dialect translators and the 1.0 decoder
+ * afterwards. Proto defaults (`""`) read as absent.
+ */
+import { invalidField } from '../protocol/errors.js';
+import type { JsonObject } from '../protocol/types.js';
+import { isObj, type Obj } from './read.js';
+import type {
+  V03AgentCard,
+  V03Artifact,
+  V03Message,
+  V03Part,
+  V03PushNotificationConfig,
+  V03StreamEvent,
+  V03Task,
+  V03TaskPushNotificationConfig,
+  V03TaskState,
+  V03TaskStatus,
+} from './v03Types.js';
+
+// ---- proto JSON → JSON-RPC dialect (requests) ----
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function setIf(out: Obj, key: string, value: unknown): void {
+  if (value !== undefined) out[key] = value;
+}
+
+const ROLE_FROM_PROTO: Record<string, string> = { ROLE_USER: 'user', ROLE_AGENT: 'agent', '1': 'user', '2': 'agent' };
+
+/** True when a message object is already in the JSON-RPC dialect. */
+function isJsonRpcMessage(message: Obj): boolean {
+  return 'kind' in message || 'parts' in message;
+}
+
+function partFromProto(part: unknown, field: string): unknown {
+  if (!isObj(part)) return part;
+  if ('kind' in part) return part;
+  const out: Obj = {};
+  if (typeof part.text === 'string') {
+    out.kind = 'text';
+    out.text = part.text;
+  } else if (isObj(part.file)) {
+    const file: Obj = {};
+    setIf(file, 'uri', str(part.file.fileWithUri ?? part.file.file_with_uri));
+    setIf(file, 'bytes', str(part.file.fileWithBytes ?? part.file.file_with_bytes));
+    setIf(file, 'mimeType', str(part.file.mimeType ?? part.file.mime_type));
+    setIf(file, 'name', str(part.file.name));
+    out.kind = 'file';
+    out.file = file;
+  } else if (isObj(part.data)) {
+    out.kind = 'data';
+    out.data = isObj(part.data.data) ? part.data.data : {};
+  } else {
+    throw invalidField(field, 'must have text, file or data');
+  }
+  if (part.metadata !== undefined) out.metadata = part.metadata;
+  return out;
+}
+
+/** A 0.3 message in either dialect → the JSON-RPC dialect. */
+export function messageFromProto03(input: unknown, field = 'message'): unknown {
+  if (!isObj(input) || isJsonRpcMessage(input)) return input;
+  const content = Array.isArray(input.content) ? input.content : [];
+  const out: Obj = {
+    kind: 'message',
+    messageId: input.messageId ?? input.message_id,
+    role: typeof input.role === 'string' || typeof input.role === 'number' ? (ROLE_FROM_PROTO[String(input.role)] ?? input.role) : input.role,
+    parts: content.map((p, i) => partFromProto(p, `${field}.content[${i}]`)),
+  };
+  setIf(out, 'contextId', str(input.contextId ?? input.context_id));
+  setIf(out, 'taskId', str(input.taskId ?? input.task_id));
+  setIf(out, 'metadata', input.metadata ?? undefined);
+  if (Array.isArray(input.extensions) && input.extensions.length > 0) out.extensions = input.extensions;
+  const refs = input.referenceTaskIds ?? input.reference_task_ids;
+  if (Array.isArray(refs) && refs.length > 0) out.referenceTaskIds = refs;
+  return out;
+}
+
+/** A 0.3 PushNotificationConfig in either dialect (proto defaults `""` dropped). */
+export function pushConfigFromProto03(input: unknown): unknown {
+  if (!isObj(input)) return input;
+  const out: Obj = {};
+  setIf(out, 'id', str(input.id));
+  out.url = input.url;
+  setIf(out, 'token', str(input.token));
+  if (isObj(input.authentication)) {
+    const auth: Obj = { schemes: Array.isArray(input.authentication.schemes) ? input.authentication.schemes : [] };
+    setIf(auth, 'credentials', str(input.authentication.credentials));
+    out.authentication = auth;
+  }
+  return out;
+}
+
+/**
+ * A 0.3 REST `message:send` / `message:stream` body in either dialect → MessageSendParams.
+ * Proto dialect: the message may come as `message` or `request`; a configuration without
+ * `blocking` means `blocking: false` (the proto default, as the 0.3 SDK servers read it); no
+ * configuration at all stays absent (blocking).
+ */
+export function sendParamsFromProto03(input: unknown): unknown {
+  if (!isObj(input)) return input;
+  const message = input.message ?? input.request;
+  if (isObj(message) && isJsonRpcMessage(message)) return { ...input, message };
+  const out: Obj = { message: messageFromProto03(message) };
+  const config = input.configuration;
+  if (isObj(config)) {
+    const c: Obj = {};
+    if (Array.isArray(config.acceptedOutputModes ?? config.accepted_output_modes)) c.acceptedOutputModes = config.acceptedOutputModes ?? config.accepted_output_modes;
+    const push = config.pushNotification ?? config.push_notification ?? config.pushNotificationConfig;
+    if (isObj(push)) c.pushNotificationConfig = pushConfigFromProto03(push);
+    const historyLength = config.historyLength ?? config.history_length;
+    if (historyLength !== undefined && historyLength !== 0) c.historyLength = historyLength;
+    c.blocking = config.blocking === true;
+    out.configuration = c;
+  }
+  setIf(out, 'metadata', input.metadata ?? undefined);
+  return out;
+}
+
+/**
+ * A 0.3 REST push config create body → the config: `{pushNotificationConfig}` (the 0.3 JS SDK
+ * sends TaskPushNotificationConfig JSON), `{config: {pushNotificationConfig}, configId}` (the
+ * proto's CreateTaskPushNotificationConfigRequest), or the bare config.
+ */
+export function pushCreateBodyFromProto03(input: unknown): unknown {
+  if (!isObj(input)) return input;
+  const wrapped = isObj(input.config) ? input.config : input;
+  const config = isObj(wrapped.pushNotificationConfig) ? wrapped.pushNotificationConfig : isObj(wrapped.push_notification_config) ? wrapped.push_notification_config : wrapped;
+  const out = pushConfigFromProto03(config) as Obj;
+  const configId = str(input.configId ?? input.config_id);
+  if (out.id === undefined && configId !== undefined) out.id = configId;
+  return out;
+}
+
+// ---- JSON-RPC dialect → proto JSON (responses) ----
+
+const STATE_TO_PROTO: Record<V03TaskState, string> = {
+  submitted: 'TASK_STATE_SUBMITTED',
+  working: 'TASK_STATE_WORKING',
+  'input-required': 'TASK_STATE_INPUT_REQUIRED',
+  completed: 'TASK_STATE_COMPLETED',
+  canceled: 'TASK_STATE_CANCELLED',
+  failed: 'TASK_STATE_FAILED',
+  rejected: 'TASK_STATE_REJECTED',
+  'auth-required': 'TASK_STATE_AUTH_REQUIRED',
+  unknown: 'TASK_STATE_UNSPECIFIED',
+};
+
+function partToProto(part: V03Part): JsonObject {
+  const out: JsonObject = {};
+  if (part.kind === 'text') out.text = part.text;
+  else if (part.kind === 'file') {
+    const file: JsonObject = {};
+    if ('uri' in part.file) file.fileWithUri = part.file.uri;
+    else file.fileWithBytes = part.file.bytes;
+    if (part.file.mimeType !== undefined) file.mimeType = part.file.mimeType;
+    out.file = file;
+  } else out.data = { data: part.data };
+  return out;
+}
+
+export function messageToProto03(message: V03Message): JsonObject {
+  const out: JsonObject = {
+    messageId: message.messageId,
+    role: message.role === 'user' ? 'ROLE_USER' : 'ROLE_AGENT',
+    content: message.parts.map(partToProto),
+  };
+  if (message.contextId !== undefined) out.contextId = message.contextId;
+  if (message.taskId !== undefined) out.taskId = message.taskId;
+  if (message.metadata !== undefined) out.metadata = message.metadata;
+  if (message.extensions !== undefined) out.extensions = message.extensions;
+  return out;
+}
+
+function statusToProto(status: V03TaskStatus): JsonObject {
+  const out: JsonObject = { state: STATE_TO_PROTO[status.state] ?? 'TASK_STATE_UNSPECIFIED' };
+  if (status.message !== undefined) out.message = messageToProto03(status.message);
+  if (status.timestamp !== undefined) out.timestamp = status.timestamp;
+  return out;
+}
+
+function artifactToProto(artifact: V03Artifact): JsonObject {
+  const out: JsonObject = { artifactId: artifact.artifactId, parts: artifact.parts.map(partToProto) };
+  if (artifact.name !== undefined) out.name = artifact.name;
+  if (artifact.description !== undefined) out.description = artifact.description;
+  if (artifact.metadata !== undefined) out.metadata = artifact.metadata;
+  if (artifact.extensions !== undefined) out.extensions = artifact.extensions;
+  return out;
+}
+
+export function taskToProto03(task: V03Task): JsonObject {
+  const out: JsonObject = { id: task.id, contextId: task.contextId, status: statusToProto(task.status) };
+  if (task.artifacts !== undefined) out.artifacts = task.artifacts.map(artifactToProto);
+  if (task.history !== undefined) out.history = task.history.map(messageToProto03);
+  if (task.metadata !== undefined) out.metadata = task.metadata;
+  return out;
+}
+
+/** A `message:send` result → SendMessageResponse JSON (`{task}` or `{message}`). */
+export function sendResultToProto03(result: V03Task | V03Message): JsonObject {
+  return result.kind === 'task' ? { task: taskToProto03(result) } : { message: messageToProto03(result) };
+}
+
+/** One stream event → StreamResponse JSON (statusUpdate keeps `final`). */
+export function streamEventToProto03(event: V03StreamEvent): JsonObject {
+  switch (event.kind) {
+    case 'task':
+    case 'message':
+      return sendResultToProto03(event);
+    case 'status-update': {
+      const update: JsonObject = { taskId: event.taskId, contextId: event.contextId, status: statusToProto(event.status), final: event.final };
+      if (event.metadata !== undefined) update.metadata = event.metadata;
+      return { statusUpdate: update };
+    }
+    case 'artifact-update': {
+      const update: JsonObject = { taskId: event.taskId, contextId: event.contextId, artifact: artifactToProto(event.artifact) };
+      if (event.append !== undefined) update.append = event.append;
+      if (event.lastChunk !== undefined) update.lastChunk = event.lastChunk;
+      if (event.metadata !== undefined) update.metadata = event.metadata;
+      return { artifactUpdate: update };
+    }
+  }
+}
+
+function pushConfigToProto(config: V03PushNotificationConfig): JsonObject {
+  const out: JsonObject = { url: config.url };
+  if (config.id !== undefined) out.id = config.id;
+  if (config.token !== undefined) out.token = config.token;
+  if (config.authentication !== undefined) {
+    const auth: JsonObject = { schemes: config.authentication.schemes };
+    if (config.authentication.credentials !== undefined) auth.credentials = config.authentication.credentials;
+    out.authentication = auth;
+  }
+  return out;
+}
+
+/** TaskPushNotificationConfig JSON: `name = tasks/{taskId}/pushNotificationConfigs/{id}`. */
+export function taskPushConfigToProto03(config: V03TaskPushNotificationConfig): JsonObject {
+  return {
+    name: `tasks/${config.taskId}/pushNotificationConfigs/${config.pushNotificationConfig.id ?? ''}`,
+    pushNotificationConfig: pushConfigToProto(config.pushNotificationConfig),
+  };
+}
+
+/** The 0.3 proto AgentCard JSON: security requirements as `{schemes: {name: {list}}}`, schemes as the proto oneof. */
+export function agentCardToProto03(card: V03AgentCard): JsonObject {
+  const { security, securitySchemes, skills, ...rest } = card;
+  const out = { ...rest } as unknown as JsonObject;
+  out.skills = skills.map((s) => {
+    const { security: skillSecurity, ...others } = s;
+    const skill = { ...others } as unknown as JsonObject;
+    if (skillSecurity !== undefined) skill.security = skillSecurity.map(requirementToProto);
+    return skill;
+  });
+  if (security !== undefined) out.security = security.map(requirementToProto);
+  if (securitySchemes !== undefined) {
+    const schemes: JsonObject = {};
+    for (const [name, scheme] of Object.entries(securitySchemes)) {
+      const { type, ...fields } = scheme as unknown as Obj;
+      if (type === 'apiKey') {
+        const { in: location, ...more } = fields;
+        schemes[name] = { apiKeySecurityScheme: { ...more, location } } as JsonObject;
+      } else if (type === 'http') schemes[name] = { httpAuthSecurityScheme: fields } as JsonObject;
+      else if (type === 'oauth2') schemes[name] = { oauth2SecurityScheme: fields } as JsonObject;
+      else if (type === 'openIdConnect') schemes[name] = { openIdConnectSecurityScheme: fields } as JsonObject;
+      else schemes[name] = { mtlsSecurityScheme: fields } as JsonObject;
+    }
+    out.securitySchemes = schemes;
+  }
+  return out;
+}
+
+function requirementToProto(requirement: Record<string, string[]>): JsonObject {
+  const schemes: JsonObject = {};
+  for (const [name, list] of Object.entries(requirement)) if (name !== '__proto__') schemes[name] = { list };
+  return { schemes };
+}
