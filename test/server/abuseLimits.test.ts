@@ -5,29 +5,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { A2ARequestHandler, type CallContext } from '../../src/server/requestHandler.js';
+import { A2ARequestHandler } from '../../src/server/requestHandler.js';
 import { A2AError } from '../../src/protocol/errors.js';
 import { createDemoAgent } from '../../src/cli/agents/demo.js';
-import type { AgentCard } from '../../src/protocol/types.js';
 import type { AbuseLimitOptions } from '../../src/server/abuseLimits.js';
 import { startServe } from '../cli/cliHelpers.js';
+import { callAs, testCard } from './support.js';
 
-const card: AgentCard = {
-  name: 'limited',
-  description: 'd',
-  version: '1',
-  supportedInterfaces: [{ url: 'http://localhost/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-  capabilities: { streaming: true },
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [],
-};
-const as = (id: string | undefined, remoteAddress?: string): CallContext => ({
-  protocolVersion: '1.0',
-  requestedExtensions: [],
-  ...(id ? { principal: { id, scheme: 'k', scopes: [], claims: {} } } : {}),
-  ...(remoteAddress ? { remoteAddress } : {}),
-});
+const card = testCard('limited');
+const as = callAs;
 const handler = (abuseLimits: AbuseLimitOptions) => new A2ARequestHandler({ agentCard: card, executor: createDemoAgent({ slowMs: 5000, tickMs: 1000 }), abuseLimits });
 const msg = (text: string, extra: object = {}) => ({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra } });
 

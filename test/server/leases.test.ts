@@ -12,20 +12,12 @@ import { LocalEventBus } from '../../src/server/eventBus.js';
 import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
 import type { AgentExecutor } from '../../src/server/agentExecutor.js';
 import type { LeaseStore } from '../../src/server/stores/leaseStore.js';
-import type { AgentCard, Task } from '../../src/protocol/types.js';
+import type { Task } from '../../src/protocol/types.js';
 import { eventually } from '../support/assertions.js';
+import { testCard } from './support.js';
 
 const ctx: CallContext = { protocolVersion: '1.0', requestedExtensions: [] };
-const card: AgentCard = {
-  name: 'lease test',
-  description: 'd',
-  version: '1',
-  supportedInterfaces: [{ url: 'http://localhost/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-  capabilities: { streaming: true },
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [],
-};
+const card = testCard('lease test');
 const TTL = 150;
 
 /** Works until aborted (or 10 s); on a re-run (ctx.task set) completes at once. */

@@ -8,23 +8,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { A2ARequestHandler, type CallContext } from '../../src/server/requestHandler.js';
 import { A2AError } from '../../src/protocol/errors.js';
-import type { Principal } from '../../src/auth/principal.js';
-import type { AgentCard, Task } from '../../src/protocol/types.js';
+import type { Task } from '../../src/protocol/types.js';
 import { createDemoAgent } from '../../src/cli/agents/demo.js';
 import { TEST_PUSH } from '../support/server.js';
+import { callAs, testCard } from './support.js';
 
-const card: AgentCard = {
-  name: 'owned',
-  description: 'd',
-  version: '1',
-  supportedInterfaces: [{ url: 'http://localhost/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-  capabilities: { streaming: true, pushNotifications: true },
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [],
-};
-const principal = (id: string): Principal => ({ id, scheme: 'bearer', scopes: [], claims: {} });
-const as = (id: string | undefined): CallContext => ({ protocolVersion: '1.0', requestedExtensions: [], ...(id ? { principal: principal(id) } : {}) });
+const card = testCard('owned', { streaming: true, pushNotifications: true });
+const as = (id: string | undefined): CallContext => callAs(id);
 const message = (text: string, extra: object = {}) => ({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra } });
 
 async function reason(p: Promise<unknown>): Promise<string> {
