@@ -84,6 +84,10 @@ export class BindingContext {
       get signal() {
         return req.signal;
       },
+      // Lazy: only the abuse limits of anonymous callers read it.
+      get remoteAddress() {
+        return req.remoteAddress;
+      },
     };
     const lastEventId = req.header('last-event-id');
     if (lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId.trim())) ctx.lastEventId = Number(lastEventId.trim());

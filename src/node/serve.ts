@@ -177,6 +177,10 @@ class NodeHttpRequest implements HttpRequest {
     return readBody(this.exchange, limit);
   }
 
+  get remoteAddress(): string | undefined {
+    return this.exchange.req.socket.remoteAddress;
+  }
+
   get peerCertificate(): PeerCertificate | undefined {
     const socket = this.exchange.req.socket as Partial<TLSSocket>;
     if (typeof socket.getPeerCertificate !== 'function') return undefined;

@@ -158,12 +158,17 @@ function peerCertificate(call: AuthCall): PeerCertificate | undefined {
   return cert?.raw ? fromNodeCertificate(cert, true) : undefined;
 }
 
-function callContext(env: CallEnv, metadata: Metadata, signal: () => AbortSignal): CallContext {
+function callContext(env: CallEnv, call: { metadata: Metadata; getPeer(): string }, signal: () => AbortSignal): CallContext {
+  const metadata = call.metadata;
   const ctx: CallContext = {
     protocolVersion: negotiateVersion(metadataValue(metadata, 'a2a-version'), undefined, env.supported),
     requestedExtensions: parseExtensions(metadataValue(metadata, 'a2a-extensions')),
     get signal() {
       return signal();
+    },
+    // Lazy: only the abuse limits of anonymous callers read it ("ipv4:1.2.3.4:5678" → the address).
+    get remoteAddress() {
+      return call.getPeer().replace(/^ipv[46]:/, '').replace(/:\d+$/, '');
     },
   };
   const lastEventId = metadataValue(metadata, LAST_EVENT_ID_KEY)?.trim();
@@ -205,7 +210,7 @@ function unaryCall(env: CallEnv, method: GrpcMethod) {
   return (call: ServerUnaryCall<Bytes, Bytes>, callback: sendUnaryData<Bytes>): void => {
     void (async () => {
       try {
-        const ctx = callContext(env, call.metadata, lazySignal(call));
+        const ctx = callContext(env, call, lazySignal(call));
         await authenticate(env, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: op });
         const params = requestToJson(method.input, call.request);
         const result = await env.handler().unary(op, params, ctx);
@@ -243,7 +248,7 @@ function streamingCall(env: CallEnv, method: GrpcMethod) {
     env.streams.add(open);
     void (async () => {
       try {
-        const ctx = callContext(env, call.metadata, () => open.controller.signal);
+        const ctx = callContext(env, call, () => open.controller.signal);
         await authenticate(env, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: op });
         const params = requestToJson(method.input, call.request);
         // STREAM-12: errors found before the first event are ordinary error statuses.

@@ -21,6 +21,8 @@ export interface HttpRequest {
    * client sent it; `authorized` says whether it chains to the listener's trusted client CAs.
    */
   readonly peerCertificate?: PeerCertificate | undefined;
+  /** The client's network address, when the host knows it. */
+  readonly remoteAddress?: string | undefined;
 }
 
 export interface HttpResponse {
