@@ -8,13 +8,14 @@
  * on SQLite / PostgreSQL (see extraRows.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readSse, runHttp, runSse, type Measurement } from './load.js';
 import type { Canned, CeilingConfig, Ready } from './servers/ipc.js';
 import { EXTRA_ROWS } from './extraRows.js';
+import { writeResults } from './report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
@@ -526,12 +527,7 @@ async function main(): Promise<void> {
 
   console.log(`\nA2A server benchmark — node ${process.version}, ${os.cpus().length} CPUs, ${CONNECTIONS} connections, ${DURATION}s per row after ${WARMUP}s warm-up`);
   console.log(table(report));
-  mkdirSync(`${root}bench/results`, { recursive: true });
-  const json = {
-    date: new Date().toISOString(),
-    node: process.version,
-    cpus: os.cpus().length,
-    cpuModel: os.cpus()[0]?.model,
+  writeResults(root, 'latest.json', {
     durationSeconds: DURATION,
     warmupSeconds: WARMUP,
     connections: CONNECTIONS,
@@ -540,8 +536,7 @@ async function main(): Promise<void> {
     rows: report,
     failures,
     noisy: [...noisy],
-  };
-  writeFileSync(`${root}bench/results/latest.json`, `${JSON.stringify(json, null, 2)}\n`);
+  });
   if (noisy.size > 0) {
     console.log(`\nWARNING: other processes used more than ${NOISY * 100}% of a core during ${noisy.size} measurement(s); rerun on an idle machine:\n  ${[...noisy].join('\n  ')}`);
   }

@@ -24,13 +24,14 @@
  * bench/results/scaleout.json.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { writeResults } from './report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
@@ -745,12 +746,7 @@ async function main(): Promise<void> {
         : `; Redis: ${redis.skipped}`),
   );
 
-  mkdirSync(`${root}bench/results`, { recursive: true });
-  const json = {
-    date: new Date().toISOString(),
-    node: process.version,
-    cpus: os.cpus().length,
-    cpuModel: os.cpus()[0]?.model,
+  writeResults(root, 'scaleout.json', {
     postgres: pgVersion,
     subscribers: SUBSCRIBERS,
     tickMs: TICK_MS,
@@ -759,8 +755,7 @@ async function main(): Promise<void> {
     resume,
     notifyCeiling: notify,
     redis,
-  };
-  writeFileSync(`${root}bench/results/scaleout.json`, `${JSON.stringify(json, null, 2)}\n`);
+  });
   console.log('\nwritten to bench/results/scaleout.json');
   const broken = split.broken + single.broken + resume.wrong + resume.failed;
   if (broken > 0) {

@@ -97,6 +97,45 @@ export function put<T extends object>(out: T, key: string, value: unknown): T {
   return out;
 }
 
+// The optional members that 1.0 and 0.3 objects share, drawn in the same order for both.
+
+function putMessageOptionals<T extends object>(g: Gen, m: T): T {
+  put(m, 'contextId', g.maybe(() => g.id('ctx')));
+  put(m, 'taskId', g.maybe(() => g.id('t')));
+  put(m, 'referenceTaskIds', g.maybe(() => g.list(2, () => g.id('t'))));
+  put(m, 'extensions', g.maybe(() => g.list(2, () => `https://ext.example/${g.id('e')}`)));
+  put(m, 'metadata', g.maybe(() => g.object()));
+  return m;
+}
+
+function putArtifactOptionals<T extends object>(g: Gen, a: T): T {
+  put(a, 'name', g.maybe(() => g.text()));
+  put(a, 'description', g.maybe(() => g.text()));
+  put(a, 'metadata', g.maybe(() => g.object()));
+  put(a, 'extensions', g.maybe(() => g.list(2, () => `https://ext.example/${g.id('e')}`)));
+  return a;
+}
+
+function putStatusOptionals<T extends object>(g: Gen, s: T, agentMessage: () => unknown): T {
+  put(s, 'message', g.maybe(agentMessage));
+  put(s, 'timestamp', g.maybe(() => g.timestamp()));
+  return s;
+}
+
+function putTaskOptionals<T extends object>(g: Gen, t: T, message: () => unknown, artifact: () => unknown): T {
+  put(t, 'history', g.maybe(() => g.list(3, message)));
+  put(t, 'artifacts', g.maybe(() => g.list(3, artifact)));
+  put(t, 'metadata', g.maybe(() => g.object()));
+  return t;
+}
+
+function putArtifactUpdateOptionals<T extends object>(g: Gen, e: T): T {
+  put(e, 'append', g.maybe(() => g.bool()));
+  put(e, 'lastChunk', g.maybe(() => g.bool()));
+  put(e, 'metadata', g.maybe(() => g.object()));
+  return e;
+}
+
 // ---- 1.0 ----
 
 export const STATES_10: TaskState[] = [
@@ -137,36 +176,22 @@ export function part10(g: Gen): Part {
 
 export function message10(g: Gen, role?: Role): Message {
   const m: Message = { messageId: g.id('m'), role: role ?? g.pick<Role>(['ROLE_USER', 'ROLE_AGENT']), parts: g.list(3, () => part10(g), 1) };
-  put(m, 'contextId', g.maybe(() => g.id('ctx')));
-  put(m, 'taskId', g.maybe(() => g.id('t')));
-  put(m, 'referenceTaskIds', g.maybe(() => g.list(2, () => g.id('t'))));
-  put(m, 'extensions', g.maybe(() => g.list(2, () => `https://ext.example/${g.id('e')}`)));
-  put(m, 'metadata', g.maybe(() => g.object()));
-  return m;
+  return putMessageOptionals(g, m);
 }
 
 export function artifact10(g: Gen): Artifact {
   const a: Artifact = { artifactId: g.id('a'), parts: g.list(3, () => part10(g), 1) };
-  put(a, 'name', g.maybe(() => g.text()));
-  put(a, 'description', g.maybe(() => g.text()));
-  put(a, 'metadata', g.maybe(() => g.object()));
-  put(a, 'extensions', g.maybe(() => g.list(2, () => `https://ext.example/${g.id('e')}`)));
-  return a;
+  return putArtifactOptionals(g, a);
 }
 
 export function status10(g: Gen): TaskStatus {
   const s: TaskStatus = { state: g.pick(STATES_10) };
-  put(s, 'message', g.maybe(() => message10(g, 'ROLE_AGENT')));
-  put(s, 'timestamp', g.maybe(() => g.timestamp()));
-  return s;
+  return putStatusOptionals(g, s, () => message10(g, 'ROLE_AGENT'));
 }
 
 export function task10(g: Gen): Task {
   const t: Task = { id: g.id('t'), contextId: g.id('ctx'), status: status10(g) };
-  put(t, 'history', g.maybe(() => g.list(3, () => message10(g))));
-  put(t, 'artifacts', g.maybe(() => g.list(3, () => artifact10(g))));
-  put(t, 'metadata', g.maybe(() => g.object()));
-  return t;
+  return putTaskOptionals(g, t, () => message10(g), () => artifact10(g));
 }
 
 export function streamResponse10(g: Gen): StreamResponse {
@@ -179,10 +204,7 @@ export function streamResponse10(g: Gen): StreamResponse {
       return { statusUpdate: put({ taskId: g.id('t'), contextId: g.id('ctx'), status: status10(g) }, 'metadata', g.maybe(() => g.object())) };
     default: {
       const e = { taskId: g.id('t'), contextId: g.id('ctx'), artifact: artifact10(g) };
-      put(e as { append?: boolean }, 'append', g.maybe(() => g.bool()));
-      put(e as { lastChunk?: boolean }, 'lastChunk', g.maybe(() => g.bool()));
-      put(e as { metadata?: JsonObject }, 'metadata', g.maybe(() => g.object()));
-      return { artifactUpdate: e };
+      return { artifactUpdate: putArtifactUpdateOptionals(g, e) };
     }
   }
 }
@@ -292,36 +314,22 @@ export function part03(g: Gen): V03Part {
 
 export function message03(g: Gen, role?: 'user' | 'agent'): V03Message {
   const m: V03Message = { kind: 'message', messageId: g.id('m'), role: role ?? g.pick(['user', 'agent'] as const), parts: g.list(3, () => part03(g), 1) };
-  put(m, 'contextId', g.maybe(() => g.id('ctx')));
-  put(m, 'taskId', g.maybe(() => g.id('t')));
-  put(m, 'referenceTaskIds', g.maybe(() => g.list(2, () => g.id('t'))));
-  put(m, 'extensions', g.maybe(() => g.list(2, () => `https://ext.example/${g.id('e')}`)));
-  put(m, 'metadata', g.maybe(() => g.object()));
-  return m;
+  return putMessageOptionals(g, m);
 }
 
 export function artifact03(g: Gen): V03Artifact {
   const a: V03Artifact = { artifactId: g.id('a'), parts: g.list(3, () => part03(g), 1) };
-  put(a, 'name', g.maybe(() => g.text()));
-  put(a, 'description', g.maybe(() => g.text()));
-  put(a, 'metadata', g.maybe(() => g.object()));
-  put(a, 'extensions', g.maybe(() => g.list(2, () => `https://ext.example/${g.id('e')}`)));
-  return a;
+  return putArtifactOptionals(g, a);
 }
 
 export function status03(g: Gen): V03TaskStatus {
   const s: V03TaskStatus = { state: g.pick(STATES_03) };
-  put(s, 'message', g.maybe(() => message03(g, 'agent')));
-  put(s, 'timestamp', g.maybe(() => g.timestamp()));
-  return s;
+  return putStatusOptionals(g, s, () => message03(g, 'agent'));
 }
 
 export function task03(g: Gen): V03Task {
   const t: V03Task = { kind: 'task', id: g.id('t'), contextId: g.id('ctx'), status: status03(g) };
-  put(t, 'history', g.maybe(() => g.list(3, () => message03(g))));
-  put(t, 'artifacts', g.maybe(() => g.list(3, () => artifact03(g))));
-  put(t, 'metadata', g.maybe(() => g.object()));
-  return t;
+  return putTaskOptionals(g, t, () => message03(g), () => artifact03(g));
 }
 
 export function streamEvent03(g: Gen): V03StreamEvent {
@@ -334,10 +342,7 @@ export function streamEvent03(g: Gen): V03StreamEvent {
       return put({ kind: 'status-update', taskId: g.id('t'), contextId: g.id('ctx'), status: status03(g), final: g.bool() }, 'metadata', g.maybe(() => g.object()));
     default: {
       const e = { kind: 'artifact-update' as const, taskId: g.id('t'), contextId: g.id('ctx'), artifact: artifact03(g) };
-      put(e as { append?: boolean }, 'append', g.maybe(() => g.bool()));
-      put(e as { lastChunk?: boolean }, 'lastChunk', g.maybe(() => g.bool()));
-      put(e as { metadata?: JsonObject }, 'metadata', g.maybe(() => g.object()));
-      return e;
+      return putArtifactUpdateOptionals(g, e);
     }
   }
 }

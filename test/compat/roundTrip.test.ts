@@ -7,14 +7,6 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fromJson, type DescMessage } from '@bufbuild/protobuf';
-import {
-  AgentCardSchema,
-  MessageSchema,
-  StreamResponseSchema,
-  TaskPushNotificationConfigSchema,
-  TaskSchema,
-} from '../../src/gen/a2a_pb.js';
 import { decodeRequest } from '../../src/protocol/operations.js';
 import type { AgentCard, OperationName, OperationRequests, Part, SecurityScheme, StreamResponse, TaskPushNotificationConfig } from '../../src/protocol/types.js';
 import {
@@ -55,6 +47,7 @@ import {
   task03,
   task10,
 } from './generators.js';
+import { AgentCardSchema, assertProto, MessageSchema, StreamResponseSchema, TaskPushNotificationConfigSchema, TaskSchema } from './protoJson.js';
 
 const SEEDS = Array.from({ length: 300 }, (_, i) => 0x5eed + i);
 
@@ -69,11 +62,6 @@ function forAll(name: string, body: (g: Gen, seed: number) => void): void {
       }
     }
   });
-}
-
-/** protobuf-es accepts it as ProtoJSON of `schema` (unknown members, bad enums and wrong types throw). */
-function assertProto(schema: DescMessage, value: unknown): void {
-  fromJson(schema, value as never);
 }
 
 // ---- normalisations: what each direction may lose ----

@@ -9,16 +9,9 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fromJson, type DescMessage } from '@bufbuild/protobuf';
+import type { DescMessage } from '@bufbuild/protobuf';
 import type * as Sdk from 'a2a-sdk-03';
 import { DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore, JsonRpcTransportHandler, type AgentExecutor } from 'a2a-sdk-03/server';
-import {
-  AgentCardSchema,
-  SendMessageResponseSchema,
-  StreamResponseSchema,
-  TaskPushNotificationConfigSchema,
-  TaskSchema,
-} from '../../src/gen/a2a_pb.js';
 import { decodeRequest } from '../../src/protocol/operations.js';
 import type { OperationName, OperationRequests } from '../../src/protocol/types.js';
 import {
@@ -39,6 +32,7 @@ import {
   type V03UnaryMethod,
 } from '../../src/compat/index.js';
 import { card10, Gen, message10, pushConfig10, streamResponse10, task10 } from './generators.js';
+import { AgentCardSchema, assertProto, SendMessageResponseSchema, StreamResponseSchema, TaskPushNotificationConfigSchema, TaskSchema } from './protoJson.js';
 
 const card03: Sdk.AgentCard = {
   protocolVersion: '0.3.0',
@@ -132,10 +126,6 @@ async function stream<K extends OperationName>(server: JsonRpcTransportHandler, 
     out.push(item.result);
   }
   return out;
-}
-
-function assertProto(schema: DescMessage, value: unknown): void {
-  fromJson(schema, value as never);
 }
 
 function check<M extends V03UnaryMethod>(method: M, schema: DescMessage | undefined, result: unknown) {

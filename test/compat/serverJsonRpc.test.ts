@@ -8,21 +8,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as Sdk from 'a2a-sdk-03';
-import { A2AClient, ClientFactory, ClientFactoryOptions, JsonRpcTransport, TaskNotCancelableError, TaskNotFoundError, type Client } from 'a2a-sdk-03/client';
+import { A2AClient, ClientFactory, JsonRpcTransport, TaskNotCancelableError, TaskNotFoundError, type Client } from 'a2a-sdk-03/client';
 import { jsonRpcBinding, type TestBinding } from '../support/bindings.js';
 import { expectError, ok, send } from '../support/assertions.js';
-import { collect, EXTENDED_SUFFIX, params03, startCompatServer, type CompatServer } from './serverSupport.js';
-
-type Event03 = Sdk.Task | Sdk.Message | Sdk.TaskStatusUpdateEvent | Sdk.TaskArtifactUpdateEvent;
-
-function asTask(result: unknown): Sdk.Task {
-  assert.equal((result as { kind?: string }).kind, 'task', JSON.stringify(result));
-  return result as Sdk.Task;
-}
-
-function textOf(parts: readonly Sdk.Part[] | undefined): string {
-  return (parts ?? []).map((p) => (p.kind === 'text' ? p.text : '')).join('');
-}
+import { asTask, collect, EXTENDED_SUFFIX, params03, startCompatServer, startSdkClientSetup, textOf, type CompatServer, type Event03 } from './serverSupport.js';
 
 /** A compact trace: task:state, status:state[!final], artifact, message. */
 function trace(events: readonly Event03[]): string[] {
@@ -45,9 +34,7 @@ describe('0.3 SDK client over JSON-RPC, compat on (issue 9)', () => {
   let v10: TestBinding;
 
   before(async () => {
-    s = await startCompatServer();
-    v10 = jsonRpcBinding(s.jsonRpcUrl);
-    client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ['JSONRPC'] })).createFromUrl(s.url);
+    ({ s, client, v10 } = await startSdkClientSetup('JSONRPC'));
   });
   after(() => s.close());
 

@@ -6,21 +6,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as Sdk from 'a2a-sdk-03';
-import { ClientFactory, ClientFactoryOptions, RestTransport, TaskNotCancelableError, TaskNotFoundError, type Client } from 'a2a-sdk-03/client';
+import { RestTransport, TaskNotCancelableError, TaskNotFoundError, type Client } from 'a2a-sdk-03/client';
 import { ok, send } from '../support/assertions.js';
-import { restBinding, type TestBinding } from '../support/bindings.js';
-import { collect, EXTENDED_SUFFIX, params03, startCompatServer, type CompatServer } from './serverSupport.js';
-
-type Event03 = Sdk.Task | Sdk.Message | Sdk.TaskStatusUpdateEvent | Sdk.TaskArtifactUpdateEvent;
-
-function asTask(result: unknown): Sdk.Task {
-  assert.equal((result as { kind?: string }).kind, 'task', JSON.stringify(result));
-  return result as Sdk.Task;
-}
-
-function textOf(parts: readonly Sdk.Part[] | undefined): string {
-  return (parts ?? []).map((p) => (p.kind === 'text' ? p.text : '')).join('');
-}
+import type { TestBinding } from '../support/bindings.js';
+import { asTask, collect, EXTENDED_SUFFIX, params03, startCompatServer, startSdkClientSetup, textOf, type CompatServer, type Event03 } from './serverSupport.js';
 
 describe('0.3 SDK client over HTTP+JSON (0.3 REST, proto-JSON dialect)', () => {
   let s: CompatServer;
@@ -28,9 +17,7 @@ describe('0.3 SDK client over HTTP+JSON (0.3 REST, proto-JSON dialect)', () => {
   let v10: TestBinding;
 
   before(async () => {
-    s = await startCompatServer();
-    v10 = restBinding(s.restUrl);
-    client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ['HTTP+JSON'] })).createFromUrl(s.url);
+    ({ s, client, v10 } = await startSdkClientSetup('HTTP+JSON'));
   });
   after(() => s.close());
 

@@ -4,6 +4,9 @@
  * route wired the way the lead wires it: `cardForRequest` picks the 1.0, 0.3 or hybrid card by
  * the request's A2A-Version (with `Vary: A2A-Version`). Compat off serves the 1.0 card only.
  */
+import assert from 'node:assert/strict';
+import type * as Sdk from 'a2a-sdk-03';
+import { ClientFactory, ClientFactoryOptions, type Client } from 'a2a-sdk-03/client';
 import { BindingContext } from '../../src/bindings/bindingContext.js';
 import { handleJsonRpc } from '../../src/bindings/jsonrpc/server.js';
 import { handleRest } from '../../src/bindings/rest/server.js';
@@ -17,6 +20,7 @@ import { DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH } from '../../src/server/create
 import type { HttpRequest, HttpResponse } from '../../src/server/http/httpTypes.js';
 import { A2ARequestHandler } from '../../src/server/requestHandler.js';
 import { TEST_PUSH } from '../support/server.js';
+import { jsonRpcBinding, restBinding, type TestBinding } from '../support/bindings.js';
 
 export const EXTENDED_SUFFIX = ' (extended)';
 
@@ -111,4 +115,32 @@ export function params03(text: string, extra: { taskId?: string; contextId?: str
     },
     ...(extra.blocking === undefined ? {} : { configuration: { blocking: extra.blocking } }),
   };
+}
+
+/** What the 0.3 SDK client's calls can yield: a Task, a Message or a stream event. */
+export type Event03 = Sdk.Task | Sdk.Message | Sdk.TaskStatusUpdateEvent | Sdk.TaskArtifactUpdateEvent;
+
+export function asTask(result: unknown): Sdk.Task {
+  assert.equal((result as { kind?: string }).kind, 'task', JSON.stringify(result));
+  return result as Sdk.Task;
+}
+
+export function textOf(parts: readonly Sdk.Part[] | undefined): string {
+  return (parts ?? []).map((p) => (p.kind === 'text' ? p.text : '')).join('');
+}
+
+export interface SdkClientSetup {
+  s: CompatServer;
+  /** The 0.3 SDK client, made by its ClientFactory from the card, preferring `transport`. */
+  client: Client;
+  /** A 1.0 client of the same server over the same binding. */
+  v10: TestBinding;
+}
+
+/** A compat server (compat on), a 0.3 SDK client preferring `transport` and a 1.0 one over the same binding. */
+export async function startSdkClientSetup(transport: 'JSONRPC' | 'HTTP+JSON'): Promise<SdkClientSetup> {
+  const s = await startCompatServer();
+  const v10 = transport === 'JSONRPC' ? jsonRpcBinding(s.jsonRpcUrl) : restBinding(s.restUrl);
+  const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [transport] })).createFromUrl(s.url);
+  return { s, client, v10 };
 }

@@ -25,68 +25,43 @@ import { UserBuilder, agentCardHandler, jsonRpcHandler } from 'a2a-sdk-03/server
 import { toJsonRpcError } from '../../src/bindings/jsonrpc/errors.js';
 import { VersionNotSupportedError } from '../../src/protocol/errors.js';
 import type { AgentCard } from '../../src/protocol/types.js';
+import { runAgentScript } from './agentScript.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * A small 0.3 agent: `msg …` → a Message; `stream …` → three artifact chunks; `ask …` →
- * input-required; `slow …` → working for ~1.2 s (cancelable); anything else → an echo artifact.
- */
+/** A small 0.3 agent following the shared script (agentScript.ts). */
 export function sdk03Agent(): AgentExecutor {
   const canceled = new Set<string>();
   return {
     async execute(ctx: RequestContext, bus: ExecutionEventBus) {
       const text = ctx.userMessage.parts.map((p) => (p.kind === 'text' ? p.text : '')).join(' ').trim();
       const { taskId, contextId } = ctx;
-      const status = (state: Sdk.TaskState, final: boolean, note?: string) =>
-        bus.publish({
-          kind: 'status-update',
+      await runAgentScript(
+        {
+          text,
           taskId,
-          contextId,
-          final,
-          status: {
-            state,
-            timestamp: new Date().toISOString(),
-            ...(note ? { message: { kind: 'message', messageId: `n-${taskId}-${Math.random()}`, role: 'agent', parts: [{ kind: 'text', text: note }], taskId, contextId } } : {}),
+          awaitingInput: ctx.task?.status.state === 'input-required',
+          message: (reply) => bus.publish({ kind: 'message', messageId: `r-${taskId}`, role: 'agent', contextId, parts: [{ kind: 'text', text: reply }] }),
+          resume: () => {},
+          submit: () => {
+            if (!ctx.task) bus.publish({ kind: 'task', id: taskId, contextId, status: { state: 'submitted', timestamp: new Date().toISOString() }, history: [ctx.userMessage] });
           },
-        });
-      const artifact = (artifactId: string, chunk: string, flags: { append?: boolean; lastChunk?: boolean } = {}) =>
-        bus.publish({ kind: 'artifact-update', taskId, contextId, artifact: { artifactId, name: 'out', parts: [{ kind: 'text', text: chunk }] }, ...flags });
-
-      if (text.startsWith('msg ')) {
-        bus.publish({ kind: 'message', messageId: `r-${taskId}`, role: 'agent', contextId, parts: [{ kind: 'text', text: text.slice(4) }] });
-        bus.finished();
-        return;
-      }
-      if (ctx.task?.status.state === 'input-required') {
-        artifact('answer', text);
-        status('completed', true);
-        bus.finished();
-        return;
-      }
-      if (!ctx.task) bus.publish({ kind: 'task', id: taskId, contextId, status: { state: 'submitted', timestamp: new Date().toISOString() }, history: [ctx.userMessage] });
-      status('working', false);
-      if (text.startsWith('stream ')) {
-        for (let i = 1; i <= 3; i++) {
-          await sleep(5);
-          artifact('s', `chunk ${i} `, { append: i > 1, lastChunk: i === 3 });
-        }
-      } else if (text.startsWith('ask ')) {
-        status('input-required', true, `${text.slice(4)}?`);
-        bus.finished();
-        return;
-      } else if (text.startsWith('slow ')) {
-        for (let i = 0; i < 60; i++) {
-          await sleep(20);
-          if (canceled.has(taskId)) return;
-          if (i % 10 === 0) status('working', false, `step ${i}`);
-        }
-        artifact('slow', 'done');
-      } else {
-        artifact('echo', text);
-      }
-      status('completed', true);
-      bus.finished();
+          status: (state, note) =>
+            bus.publish({
+              kind: 'status-update',
+              taskId,
+              contextId,
+              final: state !== 'working',
+              status: {
+                state,
+                timestamp: new Date().toISOString(),
+                ...(note ? { message: { kind: 'message', messageId: `n-${taskId}-${Math.random()}`, role: 'agent', parts: [{ kind: 'text', text: note }], taskId, contextId } } : {}),
+              },
+            }),
+          artifact: (artifactId, chunk, flags = {}) =>
+            bus.publish({ kind: 'artifact-update', taskId, contextId, artifact: { artifactId, name: 'out', parts: [{ kind: 'text', text: chunk }] }, ...flags }),
+          finished: () => bus.finished(),
+        },
+        canceled,
+      );
     },
     async cancelTask(taskId: string, bus: ExecutionEventBus) {
       canceled.add(taskId);

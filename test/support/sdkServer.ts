@@ -19,68 +19,51 @@ import {
 } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import type { AgentCard, Task } from '../../src/protocol/types.js';
+import { runAgentScript } from './agentScript.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A small agent written against the SDK: hi (echo), msg, stream, ask, slow (cancelable). */
+/** A small agent written against the SDK, following the shared script (agentScript.ts). */
 export function sdkAgent(): AgentExecutor {
   const canceled = new Set<string>();
   let n = 0;
   const id = () => `sdk-${process.pid}-${++n}`;
+  const states = { working: 'TASK_STATE_WORKING', 'input-required': 'TASK_STATE_INPUT_REQUIRED', completed: 'TASK_STATE_COMPLETED' } as const;
   return {
     async execute(ctx: RequestContext, bus: ExecutionEventBus) {
       const message = SdkMessage.toJSON(ctx.userMessage) as { parts: { text?: string }[] };
       const text = message.parts.map((p) => p.text ?? '').join(' ').trim();
       const { taskId, contextId } = ctx;
-      const status = (state: string, note?: string) =>
-        bus.publish(
-          AgentEvent.statusUpdate(
-            TaskStatusUpdateEvent.fromJSON({
-              taskId,
-              contextId,
-              status: {
-                state,
-                timestamp: new Date().toISOString(),
-                ...(note ? { message: { messageId: id(), role: 'ROLE_AGENT', parts: [{ text: note }], taskId, contextId } } : {}),
-              },
-            }),
-          ),
-        );
-      const artifact = (artifactId: string, chunk: string, flags: { append?: boolean; lastChunk?: boolean } = {}) =>
-        bus.publish(AgentEvent.artifactUpdate(TaskArtifactUpdateEvent.fromJSON({ taskId, contextId, artifact: { artifactId, name: 'out', parts: [{ text: chunk }] }, ...flags })));
-
-      if (text.startsWith('msg ')) {
-        bus.publish(AgentEvent.message(SdkMessage.fromJSON({ messageId: id(), role: 'ROLE_AGENT', contextId, parts: [{ text: text.slice(4) }] })));
-        return;
-      }
       const prior = ctx.task ? (SdkTask.toJSON(ctx.task) as Task) : undefined;
-      if (ctx.task && prior?.status.state === 'TASK_STATE_INPUT_REQUIRED') {
-        bus.publish(AgentEvent.task(ctx.task));
-        artifact('answer', text);
-        status('TASK_STATE_COMPLETED');
-        return;
-      }
-      bus.publish(AgentEvent.task(SdkTask.fromJSON({ id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: new Date().toISOString() }, history: [SdkMessage.toJSON(ctx.userMessage)] })));
-      status('TASK_STATE_WORKING');
-      if (text.startsWith('stream ')) {
-        for (let i = 1; i <= 3; i++) {
-          await sleep(5);
-          artifact('s', `chunk ${i} `, { append: i > 1, lastChunk: i === 3 });
-        }
-      } else if (text.startsWith('ask ')) {
-        status('TASK_STATE_INPUT_REQUIRED', `${text.slice(4)}?`);
-        return;
-      } else if (text.startsWith('slow ')) {
-        for (let i = 0; i < 60; i++) {
-          await sleep(20);
-          if (canceled.has(taskId)) return;
-          if (i % 10 === 0) status('TASK_STATE_WORKING', `step ${i}`);
-        }
-        artifact('slow', 'done');
-      } else {
-        artifact('echo', text);
-      }
-      status('TASK_STATE_COMPLETED');
+      await runAgentScript(
+        {
+          text,
+          taskId,
+          awaitingInput: prior?.status.state === 'TASK_STATE_INPUT_REQUIRED',
+          message: (reply) => bus.publish(AgentEvent.message(SdkMessage.fromJSON({ messageId: id(), role: 'ROLE_AGENT', contextId, parts: [{ text: reply }] }))),
+          resume: () => {
+            if (ctx.task) bus.publish(AgentEvent.task(ctx.task));
+          },
+          submit: () =>
+            bus.publish(AgentEvent.task(SdkTask.fromJSON({ id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: new Date().toISOString() }, history: [SdkMessage.toJSON(ctx.userMessage)] }))),
+          status: (state, note) =>
+            bus.publish(
+              AgentEvent.statusUpdate(
+                TaskStatusUpdateEvent.fromJSON({
+                  taskId,
+                  contextId,
+                  status: {
+                    state: states[state],
+                    timestamp: new Date().toISOString(),
+                    ...(note ? { message: { messageId: id(), role: 'ROLE_AGENT', parts: [{ text: note }], taskId, contextId } } : {}),
+                  },
+                }),
+              ),
+            ),
+          artifact: (artifactId, chunk, flags = {}) =>
+            bus.publish(AgentEvent.artifactUpdate(TaskArtifactUpdateEvent.fromJSON({ taskId, contextId, artifact: { artifactId, name: 'out', parts: [{ text: chunk }] }, ...flags }))),
+          finished: () => {},
+        },
+        canceled,
+      );
     },
     async cancelTask(taskId: string, bus: ExecutionEventBus) {
       canceled.add(taskId);
