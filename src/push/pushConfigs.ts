@@ -70,6 +70,37 @@ export class PushConfigService {
     return present(config, tenant);
   }
 
+  /** The four operations by name: the request handler's dispatch. */
+  operation(op: string, req: unknown, owner: string): Promise<unknown> {
+    switch (op) {
+      case 'createTaskPushNotificationConfig':
+        return this.create(req as TaskPushNotificationConfig, owner);
+      case 'getTaskPushNotificationConfig':
+        return this.get(req as GetTaskPushNotificationConfigRequest, owner);
+      case 'listTaskPushNotificationConfigs':
+        return this.list(req as ListTaskPushNotificationConfigsRequest, owner);
+      case 'deleteTaskPushNotificationConfig':
+        return this.delete(req as DeleteTaskPushNotificationConfigRequest, owner);
+      default:
+        throw new Error(`not a push config operation: ${op}`);
+    }
+  }
+
+  /**
+   * PUSH-09: the inline config of SendMessage, validated. A new task gets it in the transaction
+   * that creates it (returned); an existing task gets it now, before the message is processed.
+   */
+  async inline(config: TaskPushNotificationConfig, target: { tenant: string; taskId: string; existing: boolean }): Promise<StoredPushConfig | undefined> {
+    const prepared = this.prepareInline(config, target.taskId);
+    if (target.existing) {
+      await this.attach(target.tenant, prepared);
+      return undefined;
+    }
+    // Known before the task is created, so its very first write wakes the delivery worker.
+    this.options.onConfigured?.(target.tenant, target.taskId);
+    return prepared;
+  }
+
   /** Validates the inline config of SendMessage for the task it will belong to. */
   prepareInline(config: TaskPushNotificationConfig, taskId: string): StoredPushConfig {
     return this.options.box.seal(this.prepare(config, { taskId, field: 'configuration.taskPushNotificationConfig.' }));

@@ -18,10 +18,6 @@ import { isTerminalState } from '../protocol/taskStates.js';
 import type {
   AgentCard,
   CancelTaskRequest,
-  DeleteTaskPushNotificationConfigRequest,
-  GetTaskPushNotificationConfigRequest,
-  ListTaskPushNotificationConfigsRequest,
-  TaskPushNotificationConfig,
   GetTaskRequest,
   ListTasksRequest,
   ListTasksResponse,
@@ -49,7 +45,6 @@ import { shapeTask } from './taskShape.js';
 import { readTaskStream, type StreamItem } from './taskStream.js';
 import { TaskWriter } from './taskWriter.js';
 import type { PushOptions, PushRuntime } from '../push/pushOptions.js';
-import type { StoredPushConfig } from './stores/pushStore.js';
 import type { Principal } from '../auth/principal.js';
 import type { LeaseKeeper, LeaseOptions } from './leases.js';
 import { TaskRunner } from './taskRunner.js';
@@ -191,25 +186,9 @@ export class A2ARequestHandler {
       case 'getExtendedAgentCard':
         return (await this.getExtendedAgentCard(ctx)) as OperationResponses[K];
       default:
-        return (await this.pushOperation(op, req, ownerOf(ctx))) as OperationResponses[K];
-    }
-  }
-
-  /** The four push config operations; gate() refused them unless push is declared. */
-  private pushOperation(op: UnaryOperationName, req: unknown, owner: string): Promise<unknown> {
-    const configs = this.push?.configs;
-    if (!configs) throw new PushNotificationNotSupportedError();
-    switch (op) {
-      case 'createTaskPushNotificationConfig':
-        return configs.create(req as TaskPushNotificationConfig, owner);
-      case 'getTaskPushNotificationConfig':
-        return configs.get(req as GetTaskPushNotificationConfigRequest, owner);
-      case 'listTaskPushNotificationConfigs':
-        return configs.list(req as ListTaskPushNotificationConfigsRequest, owner);
-      case 'deleteTaskPushNotificationConfig':
-        return configs.delete(req as DeleteTaskPushNotificationConfigRequest, owner);
-      default:
-        throw new PushNotificationNotSupportedError();
+        // The four push config operations; gate() refused them unless push is declared.
+        if (!this.push) throw new PushNotificationNotSupportedError();
+        return (await this.push.configs.operation(op, req, ownerOf(ctx))) as OperationResponses[K];
     }
   }
 
@@ -409,7 +388,8 @@ export class A2ARequestHandler {
       contextId = message.contextId || this.newId();
     }
     const taskId = message.taskId ?? this.newId();
-    const pushConfig = await this.inlinePushConfig(req, { tenant, taskId, existing: existing !== undefined });
+    const inline = req.configuration?.taskPushNotificationConfig;
+    const pushConfig = inline && this.push ? await this.push.configs.inline(inline, { tenant, taskId, existing: existing !== undefined }) : undefined;
     const controller = new LazyAbort();
     const stored = { ...message, taskId, contextId };
     const execution = new Execution({
@@ -465,21 +445,6 @@ export class A2ARequestHandler {
     const execution = this.detachedUpdater(record, tenant, { abort: controller, resume: true });
     // The lease is already ours (won by takeover): the run re-acquires it as its owner.
     await this.runner.schedule({ tenant, taskId, execution, abort: controller });
-  }
-
-  /**
-   * PUSH-09: validates the inline config. A new task gets it in the transaction that creates it
-   * (returned); an existing task gets it now, before the message is processed.
-   */
-  private async inlinePushConfig(req: SendMessageRequest, target: { tenant: string; taskId: string; existing: boolean }): Promise<StoredPushConfig | undefined> {
-    const inline = req.configuration?.taskPushNotificationConfig;
-    const push = this.push;
-    if (!inline || !push) return undefined;
-    const config = push.configs.prepareInline(inline, target.taskId);
-    push.tasks.add(`${target.tenant}\u0000${target.taskId}`);
-    if (!target.existing) return config;
-    await push.configs.attach(target.tenant, config);
-    return undefined;
   }
 
   /** An Execution on an existing task with its last user message (cancel hooks, takeover re-runs). */
