@@ -178,3 +178,14 @@ export function limitExceeded(limit: LimitName, retryAfterMs?: number): A2AError
 export function retryAfterSeconds(ms: number): string {
   return String(Math.max(1, Math.ceil(ms / 1000)));
 }
+
+/**
+ * How an exceeded limit looks over HTTP, on both HTTP bindings: 429 with `Retry-After` when the
+ * limit says when to retry (JSON-RPC too, so HTTP clients and proxies back off without parsing
+ * the body). Undefined for every other error.
+ */
+export function httpLimitFailure(error: unknown): { status: 429; headers: Record<string, string> } | undefined {
+  if (!A2AError.is(error) || error.reason !== 'RESOURCE_EXHAUSTED' || error.metadata.limit === undefined) return undefined;
+  const ms = Number(error.metadata.retryAfterMs);
+  return { status: 429, headers: Number.isFinite(ms) && ms > 0 ? { 'retry-after': retryAfterSeconds(ms) } : {} };
+}

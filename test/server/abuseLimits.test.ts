@@ -83,14 +83,17 @@ test('R25 a2a serve --rate-limit answers RESOURCE_EXHAUSTED past the burst (JSON
         headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
       });
-      return (await res.json()) as { error?: { data?: Array<{ reason?: string; metadata?: Record<string, string> }> } };
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { error?: { data?: Array<{ reason?: string }> } } };
     };
-    assert.equal((await rpc()).error, undefined);
-    assert.equal((await rpc()).error, undefined);
+    assert.equal((await rpc()).body.error, undefined);
+    assert.equal((await rpc()).body.error, undefined);
     const refused = await rpc();
-    assert.equal(refused.error?.data?.find((d) => d.reason)?.reason, 'RESOURCE_EXHAUSTED');
+    assert.equal(refused.body.error?.data?.find((d) => d.reason)?.reason, 'RESOURCE_EXHAUSTED');
+    assert.equal(refused.status, 429, 'JSON-RPC answers an exceeded limit with HTTP 429 too');
+    assert.match(refused.retryAfter ?? '', /^\d+$/);
     const rest = await fetch(`${urls.rest}/tasks`, { headers: { 'a2a-version': '1.0' } });
     assert.equal(rest.status, 429);
+    assert.match(rest.headers.get('retry-after') ?? '', /^\d+$/);
   } finally {
     proc.kill('SIGTERM');
     await proc.exited;

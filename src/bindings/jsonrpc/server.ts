@@ -24,6 +24,7 @@ import type { CallContext } from '../../server/requestHandler.js';
 import type { BindingContext } from '../bindingContext.js';
 import { isV03Streaming, streamItemToV03, streamV03, unaryV03, v03Operation } from '../compat03.js';
 import { jsonRpcErrorResponse, toJsonRpcError, type JsonRpcErrorObject, type JsonRpcId } from './errors.js';
+import { httpLimitFailure } from '../../server/limits.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -99,7 +100,7 @@ function errorObject(error: A2AError, dialect: Dialect): JsonRpcErrorObject {
 
 function errorReply(e: A2AError, to: { id: JsonRpcId; dialect: Dialect }): HttpResponse {
   const body = JSON.stringify({ jsonrpc: '2.0', id: to.id, error: errorObject(e, to.dialect) });
-  const auth = httpAuthFailure(e);
+  const auth = httpAuthFailure(e) ?? httpLimitFailure(e);
   if (auth) return reply(auth.status, body, auth.headers);
   return reply(A2AError.is(e) && e.reason === 'PAYLOAD_TOO_LARGE' ? 413 : 200, body);
 }

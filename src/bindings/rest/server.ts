@@ -14,6 +14,7 @@ import type { BindingContext } from '../bindingContext.js';
 import { toRestError } from './errors.js';
 import { matchRoute, type RestRoute } from './routes.js';
 import { asksForV03, handleRestV03 } from './v03.js';
+import { httpLimitFailure } from '../../server/limits.js';
 
 export const REST_CONTENT_TYPE = 'application/a2a+json';
 const JSON_HEADERS = { 'content-type': REST_CONTENT_TYPE };
@@ -21,8 +22,9 @@ const JSON_HEADERS = { 'content-type': REST_CONTENT_TYPE };
 function errorResponse(error: unknown): HttpResponse {
   const { status, body } = toRestError(error);
   // Authentication failures also carry their WWW-Authenticate challenges (ERR-05).
-  const auth = httpAuthFailure(error);
-  return { status, headers: auth ? { ...JSON_HEADERS, ...auth.headers } : JSON_HEADERS, body: JSON.stringify(body) };
+  // …and exceeded limits their Retry-After (R25).
+  const extra = httpAuthFailure(error) ?? httpLimitFailure(error);
+  return { status, headers: extra ? { ...JSON_HEADERS, ...extra.headers } : JSON_HEADERS, body: JSON.stringify(body) };
 }
 
 /** B11: routing failures are plain google.rpc.Status bodies (no A2A ErrorInfo); code = HTTP status. */
