@@ -4,7 +4,8 @@
  */
 import type { SsrfOptions } from '../net/ssrfGuard.js';
 import { isPushStore, type PushStore } from '../server/stores/pushStore.js';
-import type { TaskStore } from '../server/stores/taskStore.js';
+import type { StoredEvent, TaskStore } from '../server/stores/taskStore.js';
+import { isTerminalState } from '../protocol/taskStates.js';
 import { CredentialBox } from './credentialBox.js';
 import type { RetryPolicy } from './deliveryPolicy.js';
 import { PushDispatcher, type DeliveryReport } from './dispatcher.js';
@@ -55,8 +56,11 @@ export interface PushRuntime {
   store: PushStore;
   configs: PushConfigService;
   dispatcher: PushDispatcher | undefined;
-  /** Tasks known to have configs, so writes to them wake the worker at once. */
-  tasks: Set<string>;
+  /**
+   * Told after every task write (TaskWriter's hook) when a worker runs here: a write to a task
+   * known to have configs wakes the worker at once instead of at its next poll.
+   */
+  onWritten: ((tenant: string, taskId: string, events: StoredEvent[]) => void) | undefined;
 }
 
 export function createPushRuntime(input: PushRuntimeInput): PushRuntime {
@@ -88,7 +92,16 @@ export function createPushRuntime(input: PushRuntimeInput): PushRuntime {
     },
   });
   dispatcher?.start();
-  return { store, configs, dispatcher, tasks };
+  const onWritten = dispatcher
+    ? (tenant: string, taskId: string, events: StoredEvent[]) => {
+        const k = `${tenant}\u0000${taskId}`;
+        if (!tasks.has(k)) return;
+        dispatcher.wake();
+        // A finished task gets no more events: stop tracking it.
+        if (events.some((e) => 'statusUpdate' in e.event && isTerminalState(e.event.statusUpdate.status.state))) tasks.delete(k);
+      }
+    : undefined;
+  return { store, configs, dispatcher, onWritten };
 }
 
 function pick(o: PushOptions): Partial<ConstructorParameters<typeof PushDispatcher>[0]> {

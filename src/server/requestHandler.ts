@@ -127,19 +127,7 @@ export class A2ARequestHandler {
       takeOver: (lease) => this.takeOver(lease),
       onError: options.onError,
     });
-    const push = this.push;
-    this.writer = new TaskWriter(
-      this.store,
-      this.bus,
-      push?.dispatcher
-        ? (tenant, taskId, events) => {
-            const k = `${tenant}\u0000${taskId}`;
-            if (!push.tasks.has(k)) return;
-            push.dispatcher?.wake();
-            if (events.some((e) => 'statusUpdate' in e.event && isTerminalState(e.event.statusUpdate.status.state))) push.tasks.delete(k);
-          }
-        : undefined,
-    );
+    this.writer = new TaskWriter(this.store, this.bus, this.push?.onWritten);
   }
 
   private startPush(options: RequestHandlerOptions): PushRuntime {
