@@ -34,6 +34,9 @@ export interface V03Request {
   params: unknown;
 }
 
+/** What the 0.3 calls need of a binding: the request handler (JSON-RPC, REST and gRPC pass theirs). */
+export type V03Binding = Pick<BindingContext, 'handler'>;
+
 /** The bindings that answer 0.3 requests on the same URL as 1.0 (advertised on the 0.3 card). */
 export const V03_SERVED_BINDINGS: readonly string[] = ['JSONRPC', 'HTTP+JSON'];
 
@@ -50,7 +53,7 @@ export function isV03Streaming(method: V03Method): boolean {
 }
 
 /** Runs a unary 0.3 call and returns its 0.3 `result`. */
-export async function unaryV03(binding: BindingContext, call: V03Request, ctx: CallContext): Promise<unknown> {
+export async function unaryV03(binding: V03Binding, call: V03Request, ctx: CallContext): Promise<unknown> {
   const { operation, request } = requestToV10(call.method, call.params);
   const handler = binding.handler;
   switch (call.method) {
@@ -70,7 +73,7 @@ export async function unaryV03(binding: BindingContext, call: V03Request, ctx: C
 }
 
 /** Starts a streaming 0.3 call; translate its items with `streamItemToV03`. */
-export async function streamV03(binding: BindingContext, call: V03Request, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
+export async function streamV03(binding: V03Binding, call: V03Request, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
   const { operation, request } = requestToV10(call.method, call.params);
   return binding.handler.stream(operation as StreamingOperationName, request, ctx);
 }
@@ -86,7 +89,7 @@ export function streamItemToV03(event: StreamResponse): V03StreamEvent {
 }
 
 /** 0.3 list has no paging: every page of the 1.0 list is collected. */
-async function listAllPushConfigs(binding: BindingContext, request: ListTaskPushNotificationConfigsRequest, ctx: CallContext): Promise<TaskPushNotificationConfig[]> {
+async function listAllPushConfigs(binding: V03Binding, request: ListTaskPushNotificationConfigsRequest, ctx: CallContext): Promise<TaskPushNotificationConfig[]> {
   const configs: TaskPushNotificationConfig[] = [];
   let pageToken: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
@@ -104,7 +107,7 @@ async function listAllPushConfigs(binding: BindingContext, request: ListTaskPush
  * task; none → the 1.0 get's TaskNotFound.
  */
 async function getPushConfig(
-  binding: BindingContext,
+  binding: V03Binding,
   call: { request: OperationRequests['getTaskPushNotificationConfig']; params: unknown },
   ctx: CallContext,
 ): Promise<TaskPushNotificationConfig> {

@@ -6,7 +6,6 @@
 import { basename } from 'node:path';
 import { apiKey, bearerToken } from '../client/auth.js';
 import { createClient, type A2AClient, type ClientOptions } from '../client/client.js';
-import { v03Transport } from '../client/v03.js';
 import type { AuthProvider } from '../client/interceptors.js';
 import type { FetchLike, TransportFactory } from '../client/transport.js';
 import { CliError, EXIT, errorText, reportOf } from './errors.js';
@@ -247,9 +246,8 @@ export async function connect(cli: Cli, url: string, flags: ClientFlags): Promis
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   const binding = bindingOf(flags.binding);
   if (binding) options.bindings = [binding];
-  // A2A 0.3 agents over JSON-RPC: their cards, and the fallback after VersionNotSupported.
-  options.transports = [v03Transport];
-  if (binding === 'GRPC') options.transports.push(await grpcTransportFactory(cli));
+  // A2A 0.3 agents (their cards, the 0.3 interfaces, the fallback after VersionNotSupported) need nothing: the client does it.
+  if (binding === 'GRPC') options.transports = [await grpcTransportFactory(cli)];
   const providers: AuthProvider[] = [];
   if (cli.env.A2A_TOKEN) providers.push(bearerToken(cli.env.A2A_TOKEN));
   if (flags['api-key'] !== undefined) providers.push(apiKeyAuth(flags['api-key']));

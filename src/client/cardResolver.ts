@@ -7,6 +7,7 @@
  * carry signatures (the verifier, ../signing/cardSignature.ts, is loaded only then), or always
  * with `verifyCardSignatures: 'require'`.
  */
+import { A2AError } from '../protocol/errors.js';
 import { PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { CardVerification, VerifyCardOptions } from '../signing/cardSignature.js';
@@ -105,7 +106,7 @@ export interface ResolveCardOptions {
   cardVerification?: CardVerificationOptions | undefined;
   /** Called with the outcome of each verification (not for cards served from the cache). */
   onCardVerified?: (result: CardVerification) => void;
-  /** Reads a card of another protocol version (A2A 0.3) as a 1.0 card, or undefined (see TransportFactory.readCard). */
+  /** Reads a card of another protocol version as a 1.0 card, or undefined (see TransportFactory.readCard); A2A 0.3 cards are read anyway. */
   readCard?: (card: unknown) => Promise<AgentCard | undefined>;
 }
 
@@ -117,9 +118,32 @@ export function rawCardOf(card: AgentCard): unknown {
   return RAW_CARDS.get(card) ?? card;
 }
 
-/** `value` as a 1.0 card: translated by `readCard` when it reads it (the original kept for rawCardOf), else checked. */
+/** A card in the A2A 0.3 shape: a top-level `url`, no `supportedInterfaces` (isV03Card of src/compat, inlined). */
+export function isV03CardShape(value: unknown): boolean {
+  return isObject(value) && typeof value.url === 'string' && !Array.isArray(value.supportedInterfaces);
+}
+
+/**
+ * An A2A 0.3 card as a 1.0 card whose interfaces say `protocolVersion: '0.3'` (the translation,
+ * src/compat, is loaded only now); undefined for a card of another shape.
+ */
+export async function readV03Card(value: unknown, source = 'The agent card'): Promise<AgentCard | undefined> {
+  if (!isV03CardShape(value)) return undefined;
+  const { readV03Card: read } = await import('./v03Translate.js');
+  try {
+    return read(value);
+  } catch (error) {
+    if (!A2AError.is(error)) throw error;
+    throw new A2AClientError('BAD_CARD', `${source} is not a readable A2A 0.3 card: ${error.message}`, { cause: error });
+  }
+}
+
+/**
+ * `value` as a 1.0 card: translated by `readCard` when it reads it, else by readV03Card when
+ * it is an A2A 0.3 card (the original kept for rawCardOf), else checked.
+ */
 export async function readAgentCard(value: unknown, readCard: ResolveCardOptions['readCard'], source?: string): Promise<AgentCard> {
-  const card = await readCard?.(value);
+  const card = (await readCard?.(value)) ?? (await readV03Card(value, source));
   if (!card) return checkCard(value, source);
   RAW_CARDS.set(card, value);
   return card;

@@ -41,12 +41,18 @@ export interface CallOptions {
 export interface ClientOptions {
   fetch?: FetchLike;
   /**
-   * Transports besides the built-in JSONRPC and HTTP+JSON (e.g. gRPC, or v03Transport for A2A
-   * 0.3 agents); a later one replaces an earlier one of the same binding.
+   * Transports besides the built-in JSONRPC and HTTP+JSON (which speak A2A 1.0 and 0.3), e.g.
+   * gRPC; a later one replaces an earlier one of the same binding and protocol version.
    */
   transports?: TransportFactory[];
   /** Only consider these bindings (the card's order of preference still decides among them). */
   bindings?: string[];
+  /**
+   * Protocol versions (Major.Minor) the client may use, preferred in this order; default
+   * `['1.0', '0.3']`: A2A 0.3 agents are reached automatically. `['1.0']` pins 1.0 (VER-09):
+   * no 0.3 interface is chosen and VersionNotSupported is not answered by falling back to 0.3.
+   */
+  versions?: string[];
   /** Headers sent with every request. */
   headers?: Record<string, string>;
   /** Extensions to activate on every request (A2A-Extensions, EXT-02). */
@@ -78,7 +84,7 @@ export const BUILTIN_TRANSPORTS: readonly TransportFactory[] = [jsonRpcTransport
 
 const transportsOf = (options: ClientOptions) => [...BUILTIN_TRANSPORTS, ...(options.transports ?? [])];
 
-/** The first translation of a card another protocol version a transport offers (A2A 0.3). */
+/** The first translation of a card of another protocol version a plugged-in transport offers (A2A 0.3 cards are read by readAgentCard anyway). */
 function cardReader(options: ClientOptions) {
   return async (value: unknown) => {
     for (const t of transportsOf(options)) {
@@ -90,8 +96,8 @@ function cardReader(options: ClientOptions) {
 }
 
 /**
- * Connects to an agent given its URL (its card is fetched) or its AgentCard (an A2A 0.3 card
- * is read with the `transports` that speak 0.3, such as v03Transport).
+ * Connects to an agent given its URL (its card is fetched) or its AgentCard. An A2A 0.3 card is
+ * read as a 1.0 card with 0.3 interfaces, and 0.3 is spoken to them (docs/client.md).
  */
 export async function createClient(agent: string | URL | AgentCard | V03AgentCard, options: ClientOptions = {}): Promise<A2AClient> {
   const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -103,8 +109,10 @@ export async function createClient(agent: string | URL | AgentCard | V03AgentCar
   } else {
     card = await readAgentCard(agent, cardReader(options));
   }
-  const { agentInterface, factory } = selectInterface(card, transportsOf(options), options.bindings);
-  return new A2AClient({ card, agentInterface, transport: factory.create(agentInterface, { fetch, card }), options, fetch, cardSource });
+  const { bindings, versions } = options;
+  const { agentInterface, factory } = selectInterface(card, transportsOf(options), { bindings, versions });
+  const transport = factory.create(agentInterface, versions ? { fetch, card, versions } : { fetch, card });
+  return new A2AClient({ card, agentInterface, transport, options, fetch, cardSource });
 }
 
 /** resolveCard under the client's options, with aborts and timeouts reported as such. */

@@ -1,7 +1,8 @@
 /**
- * What the two HTTP transports share: sending with fetch, reading JSON, turning a failed
+ * What the HTTP transports share: sending with fetch, reading JSON, turning a failed
  * response into a typed error (status and Retry-After recorded for retries), and reading an
- * event stream into StreamItems.
+ * event stream into StreamItems; for HTTP+JSON (1.0 and A2A 0.3 REST), sending a request below
+ * the interface URL and reading its body or event stream.
  */
 import { ERROR_TABLE } from '../protocol/errorTable.js';
 import type { A2AErrorReason } from '../protocol/errors.js';
@@ -103,4 +104,59 @@ export async function* streamItems(res: Response, decode: (event: SseEvent) => S
     const event = decode(sse);
     yield sse.id ? { event, id: sse.id } : { event };
   }
+}
+
+/** The HTTP+JSON media type (§11). */
+export const A2A_JSON = 'application/a2a+json';
+
+/** Decodes a binding's error body, or undefined when the body is not one. */
+export type ErrorDecoder = (body: unknown) => Error | undefined;
+
+/** One HTTP+JSON request below the interface URL. */
+export interface RestRequest {
+  method: string;
+  /** Path below the interface URL, without the query. */
+  path: string;
+  query?: URLSearchParams;
+  /** JSON body (POST). */
+  body?: unknown;
+  accept: string;
+  /** Content type of the body (default application/a2a+json). */
+  contentType?: string;
+}
+
+// ---- HTTP+JSON (1.0 and A2A 0.3 REST) ----
+
+/** Sends `request` to `base` + path, with the call's headers, extra query parameters and signal. */
+export function sendRest(fetch: FetchLike, base: string, { call, request }: { call: TransportCall; request: RestRequest }): Promise<Response> {
+  const query = new URLSearchParams(request.query);
+  call.query.forEach((value, name) => query.append(name, value));
+  const hasBody = request.body !== undefined;
+  return send(fetch, withQuery(base.replace(/\/+$/, '') + request.path, query), {
+    method: request.method,
+    headers: headersFor(call, hasBody ? { 'content-type': request.contentType ?? A2A_JSON, accept: request.accept } : { accept: request.accept }),
+    ...(hasBody ? { body: JSON.stringify(request.body) } : {}),
+    signal: call.signal,
+  });
+}
+
+/** The JSON body of a unary response (undefined for 204 No Content), or its error thrown. */
+export async function restBody(res: Response, errorOf: ErrorDecoder): Promise<unknown> {
+  if (!res.ok) throw await errorFromResponse(res, errorOf);
+  return res.status === 204 ? undefined : readJson(res);
+}
+
+/** Checks that a streaming call got an event stream: a non-2xx response is thrown as the binding's error. */
+export async function openRestStream(res: Response, errorOf: ErrorDecoder): Promise<void> {
+  if (!res.ok) throw await errorFromResponse(res, errorOf);
+  if (!isEventStream(res)) throw new A2AClientError('INVALID_RESPONSE', 'The agent answered a streaming call without an event stream');
+}
+
+/** One SSE event's JSON; B9: an error body (`event: error`) is thrown as the binding's error. */
+export function restEventBody(sse: SseEvent, { errorOf, status }: { errorOf: ErrorDecoder; status: number }): unknown {
+  const body = parseJson(sse.data, 'an event');
+  const error = errorOf(body);
+  if (error) throw withResponse(error, { status });
+  if (sse.event === 'error') throw new A2AClientError('INVALID_RESPONSE', `The agent streamed an unreadable error: ${sse.data.slice(0, 200)}`);
+  return body;
 }

@@ -1,16 +1,16 @@
 /**
  * The A2A client: `createClient(url | card)` and the eleven operations over JSON-RPC or
- * HTTP+JSON (more transports plug in through `transports`). Runtime-neutral: fetch,
+ * HTTP+JSON, at A2A 1.0 or 0.3 (more transports plug in through `transports`). Runtime-neutral: fetch,
  * ReadableStream, TextDecoder and btoa only — no `node:*`, no Buffer.
  */
 export { createClient, A2AClient, BUILTIN_TRANSPORTS } from './client.js';
 export type { CallOptions, ClientOptions, SendOptions } from './client.js';
 export { A2AClientError, CardVerificationError, responseInfo } from './errors.js';
 export type { A2AClientErrorCode, ResponseInfo } from './errors.js';
-export { resolveCard, cardUrlFor, rawCardOf, CardCache, defaultCardCache, WELL_KNOWN_CARD_PATH } from './cardResolver.js';
+export { resolveCard, cardUrlFor, rawCardOf, readV03Card, CardCache, defaultCardCache, WELL_KNOWN_CARD_PATH } from './cardResolver.js';
 export type { ResolveCardOptions, CardSignatureMode, CardVerificationOptions } from './cardResolver.js';
-export { selectInterface, SUPPORTED_VERSIONS } from './transport.js';
-export type { Transport, TransportCall, TransportContext, TransportFactory, StreamItem, FetchLike } from './transport.js';
+export { selectInterface, SUPPORTED_VERSIONS, V03_VERSION } from './transport.js';
+export type { InterfacePreferences, Transport, TransportCall, TransportContext, TransportFactory, StreamItem, FetchLike } from './transport.js';
 export { jsonRpcTransport } from './jsonrpcTransport.js';
 export { restTransport } from './restTransport.js';
 export { apiKey, bearerToken, oauth2ClientCredentials } from './auth.js';

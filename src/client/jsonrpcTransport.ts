@@ -8,6 +8,7 @@ import type { OperationName, OperationResponses, StreamingOperationName, UnaryOp
 import { A2AClientError, withResponse } from './errors.js';
 import { checkEvent, errorFromResponse, headersFor, isEventStream, isObject, parseJson, readJson, send, streamItems, withQuery } from './http.js';
 import type { FetchLike, StreamItem, Transport, TransportCall, TransportFactory } from './transport.js';
+import { withV03 } from './dualVersion.js';
 
 /** `getTask` → `GetTask` (RPC-02). */
 function rpcName(op: OperationName): string {
@@ -75,7 +76,9 @@ class JsonRpcTransport implements Transport {
   }
 }
 
-export const jsonRpcTransport: TransportFactory = {
+/** JSON-RPC at A2A 1.0, and at 0.3 (jsonrpc03Transport.ts, loaded on first use; see dualVersion.ts). */
+export const jsonRpcTransport: TransportFactory = withV03({
   binding: 'JSONRPC',
   create: (agentInterface, context) => new JsonRpcTransport(agentInterface.url, context.fetch),
-};
+  load: async () => (await import('./jsonrpc03Transport.js')).jsonRpc03,
+});

@@ -46,48 +46,88 @@ export interface TransportContext {
   fetch: FetchLike;
   /** The agent card the interface was chosen from. */
   card?: AgentCard;
+  /**
+   * The protocol versions the client may use (ClientOptions.versions); a transport falls back
+   * to another version (A2A 0.3 after VersionNotSupported) only when it is listed.
+   */
+  versions?: readonly string[];
 }
 
 export interface TransportFactory {
   /** The `protocolBinding` served, e.g. `JSONRPC`, `HTTP+JSON`, `GRPC`. */
   readonly binding: string;
-  /** The protocol versions (Major.Minor) it speaks; default `SUPPORTED_VERSIONS` (1.0). */
+  /** The protocol versions (Major.Minor) it speaks; default `["1.0"]`. */
   readonly versions?: readonly string[];
   /**
-   * Reads an agent card of another protocol version (an A2A 0.3 card) as a 1.0 AgentCard;
-   * undefined when the card is not one it knows. Called before the card is checked.
+   * Reads an agent card of another protocol version as a 1.0 AgentCard; undefined when the
+   * card is not one it knows. Called before the card is checked (A2A 0.3 cards are read by
+   * the client itself).
    */
   readCard?(card: unknown): Promise<AgentCard | undefined>;
   create(agentInterface: AgentInterface, context: TransportContext): Transport;
 }
 
-/** Protocol versions this client speaks (VER-01: Major.Minor). */
-export const SUPPORTED_VERSIONS: readonly string[] = [PROTOCOL_VERSION];
+/** A2A 0.3, which the built-in JSONRPC and HTTP+JSON transports speak too (loaded on first use). */
+export const V03_VERSION = '0.3';
+
+/** Protocol versions (Major.Minor, VER-01) the built-in transports speak, in the client's order of preference. */
+export const SUPPORTED_VERSIONS: readonly string[] = [PROTOCOL_VERSION, V03_VERSION];
+
+/** Interface choice: which bindings and protocol versions the client may use. */
+export interface InterfacePreferences {
+  /** Only these bindings (the card's order still decides among them, CARD-05). */
+  bindings?: readonly string[] | undefined;
+  /** Only these versions, preferred in this order; default SUPPORTED_VERSIONS, then any other a transport speaks. */
+  versions?: readonly string[] | undefined;
+}
+
+/** Major.Minor of an interface's protocolVersion (`1.0.2` → `1.0`). */
+export function versionOf(agentInterface: AgentInterface): string {
+  return parseVersion(String(agentInterface.protocolVersion ?? '')) ?? '';
+}
+
+/** The last factory (a later one replaces an earlier one) for the binding at that version. */
+function factoryFor(factories: readonly TransportFactory[], binding: string, version: string): TransportFactory | undefined {
+  for (let i = factories.length - 1; i >= 0; i--) {
+    const f = factories[i] as TransportFactory;
+    if (f.binding === binding && (f.versions ?? [PROTOCOL_VERSION]).includes(version)) return f;
+  }
+  return undefined;
+}
 
 /**
- * CARD-05: the first interface, in the card's (server's) order of preference, whose binding has
- * a transport and whose protocol version that transport speaks; `bindings` narrows the choice.
- * 1.0 interfaces come before older ones (A2A 0.3, with a transport such as v03Transport).
+ * CARD-05: an interface whose binding has a transport speaking its protocol version, the best
+ * version first (1.0, then A2A 0.3, then any other; or the order of `versions`), and among
+ * interfaces of that version the first in the card's (server's) order of preference.
+ * `bindings` (an array, or in the preferences object) narrows the choice.
  */
 export function selectInterface(
   card: AgentCard,
   transports: Iterable<TransportFactory>,
-  bindings?: readonly string[],
+  preferences?: readonly string[] | InterfacePreferences,
 ): { agentInterface: AgentInterface; factory: TransportFactory } {
-  const byBinding = new Map<string, TransportFactory>();
-  for (const t of transports) byBinding.set(t.binding, t);
-  for (const latest of [true, false]) {
-    for (const agentInterface of card.supportedInterfaces) {
-      const factory = byBinding.get(agentInterface.protocolBinding);
-      if (!factory || (bindings && !bindings.includes(factory.binding))) continue;
-      const version = parseVersion(String(agentInterface.protocolVersion ?? '')) as string;
-      if ((version === PROTOCOL_VERSION) === latest && (factory.versions ?? SUPPORTED_VERSIONS).includes(version)) return { agentInterface, factory };
-    }
+  const { bindings, versions }: InterfacePreferences = isList(preferences) ? { bindings: preferences } : (preferences ?? {});
+  const factories = [...transports];
+  const order = versions ?? SUPPORTED_VERSIONS;
+  // Unlisted versions rank last, unless the caller pinned `versions`.
+  const rank = (version: string) => (order.includes(version) ? order.indexOf(version) : versions ? -1 : order.length);
+  let best: { agentInterface: AgentInterface; factory: TransportFactory; rank: number } | undefined;
+  for (const agentInterface of card.supportedInterfaces) {
+    if (bindings && !bindings.includes(agentInterface.protocolBinding)) continue;
+    const version = versionOf(agentInterface);
+    const r = rank(version);
+    const factory = r < 0 || (best && best.rank <= r) ? undefined : factoryFor(factories, agentInterface.protocolBinding, version);
+    if (factory) best = { agentInterface, factory, rank: r };
   }
+  if (best) return { agentInterface: best.agentInterface, factory: best.factory };
   const offered = card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`).join(', ');
-  const usable = [...byBinding.keys()].filter((b) => !bindings || bindings.includes(b));
+  const usable = [...new Set(factories.filter((f) => !bindings || bindings.includes(f.binding)).map((f) => `${f.binding} ${(f.versions ?? [PROTOCOL_VERSION]).join('/')}`))];
   throw new A2AClientError(
     'NO_COMPATIBLE_INTERFACE',
-    `The agent offers ${offered || 'no interfaces'}; this client speaks ${usable.join(', ')} at ${SUPPORTED_VERSIONS.join(', ')}`,
+    `The agent offers ${offered || 'no interfaces'}; this client speaks ${usable.join(', ') || 'nothing'}${versions ? ` (versions limited to ${versions.join(', ')})` : ''}`,
   );
+}
+
+function isList(value: readonly string[] | InterfacePreferences | undefined): value is readonly string[] {
+  return Array.isArray(value);
 }

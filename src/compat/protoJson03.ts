@@ -17,6 +17,7 @@ import type {
   V03AgentCard,
   V03Artifact,
   V03Message,
+  V03MessageSendParams,
   V03Part,
   V03PushNotificationConfig,
   V03StreamEvent,
@@ -285,4 +286,166 @@ function requirementToProto(requirement: Record<string, string[]>): JsonObject {
   const schemes: JsonObject = {};
   for (const [name, list] of Object.entries(requirement)) if (name !== '__proto__') schemes[name] = { list };
   return { schemes };
+}
+
+// ---- Client side (calling a 0.3 REST agent): JSON-RPC dialect → proto JSON (requests) ----
+
+/**
+ * MessageSendParams → the 0.3 REST `SendMessageRequest` JSON (`message`, `configuration.
+ * pushNotification`). A configuration without `blocking` says `blocking: true`: 0.3 SDK
+ * servers read a missing `blocking` in a present configuration as the proto default, false.
+ */
+export function sendParamsToProto03(params: V03MessageSendParams): JsonObject {
+  const out: JsonObject = { message: messageToProto03(params.message) };
+  const config = params.configuration;
+  if (config !== undefined) {
+    const c: JsonObject = { blocking: config.blocking ?? true };
+    if (config.acceptedOutputModes !== undefined) c.acceptedOutputModes = config.acceptedOutputModes;
+    if (config.historyLength !== undefined) c.historyLength = config.historyLength;
+    if (config.pushNotificationConfig !== undefined) c.pushNotification = pushConfigToProto(config.pushNotificationConfig);
+    out.configuration = c;
+  }
+  if (params.metadata !== undefined) out.metadata = params.metadata;
+  return out;
+}
+
+/**
+ * `{taskId, pushNotificationConfig}` → the 0.3 `CreateTaskPushNotificationConfigRequest` JSON
+ * `{parent, configId, config: {name, pushNotificationConfig}}`: the body the 0.3 JS SDK's REST
+ * server reads (`pushCreateBodyFromProto03` reads it too).
+ */
+export function pushCreateToProto03(config: V03TaskPushNotificationConfig): JsonObject {
+  const out: JsonObject = { parent: `tasks/${config.taskId}`, config: taskPushConfigToProto03(config) };
+  if (config.pushNotificationConfig.id !== undefined) out.configId = config.pushNotificationConfig.id;
+  return out;
+}
+
+// ---- Client side: proto JSON → JSON-RPC dialect (responses) ----
+
+const STATE_FROM_PROTO: Record<string, V03TaskState> = {
+  ...Object.fromEntries(Object.entries(STATE_TO_PROTO).map(([state, proto]) => [proto, state as V03TaskState])),
+  TASK_STATE_CANCELED: 'canceled',
+  ...Object.fromEntries((['unknown', 'submitted', 'working', 'completed', 'failed', 'canceled', 'input-required', 'rejected', 'auth-required'] as const).map((s, i) => [String(i), s])),
+};
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** A proto TaskStatus (`update` or `message`; a missing state is the proto default, unspecified). */
+function statusFromProto(input: unknown, field: string): unknown {
+  if (!isObj(input)) return input;
+  const out: Obj = { state: input.state === undefined ? 'unknown' : (STATE_FROM_PROTO[String(input.state)] ?? input.state) };
+  const message = input.message ?? input.update;
+  if (message !== undefined && message !== null) out.message = messageFromProto03(message, `${field}.message`);
+  setIf(out, 'timestamp', input.timestamp ?? undefined);
+  return out;
+}
+
+function artifactFromProto(input: unknown, field: string): unknown {
+  if (!isObj(input)) return input;
+  const out: Obj = { artifactId: input.artifactId ?? input.artifact_id, parts: list(input.parts).map((p, i) => partFromProto(p, `${field}.parts[${i}]`)) };
+  setIf(out, 'name', str(input.name));
+  setIf(out, 'description', str(input.description));
+  setIf(out, 'metadata', input.metadata ?? undefined);
+  if (list(input.extensions).length > 0) out.extensions = input.extensions;
+  return out;
+}
+
+/** A proto Task → the JSON-RPC dialect Task (one with `kind` is passed through). */
+export function taskFromProto03(input: unknown, field = 'task'): unknown {
+  if (!isObj(input) || 'kind' in input) return input;
+  const out: Obj = { kind: 'task', id: input.id, contextId: input.contextId ?? input.context_id ?? '', status: statusFromProto(input.status ?? {}, `${field}.status`) };
+  if (input.artifacts !== undefined) out.artifacts = list(input.artifacts).map((a, i) => artifactFromProto(a, `${field}.artifacts[${i}]`));
+  if (input.history !== undefined) out.history = list(input.history).map((m, i) => messageFromProto03(m, `${field}.history[${i}]`));
+  setIf(out, 'metadata', input.metadata ?? undefined);
+  return out;
+}
+
+/** A proto `SendMessageResponse` (`{task}` / `{message}`, also `msg`) → the bare Task or Message. */
+export function sendResultFromProto03(input: unknown): unknown {
+  if (!isObj(input) || 'kind' in input) return input;
+  if (isObj(input.task)) return taskFromProto03(input.task);
+  const message = input.message ?? input.msg;
+  return isObj(message) ? messageFromProto03(message) : input;
+}
+
+/** A proto `StreamResponse` → the 0.3 stream event with its `kind` (`final` kept, default false). */
+export function streamEventFromProto03(input: unknown): unknown {
+  if (!isObj(input) || 'kind' in input) return input;
+  const status = input.statusUpdate ?? input.status_update;
+  const artifact = input.artifactUpdate ?? input.artifact_update;
+  const update = isObj(status) ? status : isObj(artifact) ? artifact : undefined;
+  if (update === undefined) return sendResultFromProto03(input);
+  const out: Obj = { kind: update === status ? 'status-update' : 'artifact-update', taskId: update.taskId ?? update.task_id, contextId: update.contextId ?? update.context_id ?? '' };
+  if (update === status) {
+    out.status = statusFromProto(update.status ?? {}, 'statusUpdate.status');
+    out.final = update.final === true;
+  } else {
+    out.artifact = artifactFromProto(update.artifact, 'artifactUpdate.artifact');
+    if (update.append !== undefined) out.append = update.append;
+    const lastChunk = update.lastChunk ?? update.last_chunk;
+    if (lastChunk !== undefined) out.lastChunk = lastChunk;
+  }
+  setIf(out, 'metadata', update.metadata ?? undefined);
+  return out;
+}
+
+const CONFIG_NAME = /^tasks\/([^/]+)\/pushNotificationConfigs(?:\/([^/]+))?$/;
+
+/**
+ * A proto TaskPushNotificationConfig `{name, pushNotificationConfig}` → `{taskId,
+ * pushNotificationConfig}`: the task (and a missing config id) from `name`, else `taskId`.
+ */
+export function taskPushConfigFromProto03(input: unknown, taskId?: string): unknown {
+  if (!isObj(input) || 'taskId' in input) return input;
+  const name = CONFIG_NAME.exec(typeof input.name === 'string' ? input.name : '');
+  const config = pushConfigFromProto03(input.pushNotificationConfig ?? input.push_notification_config);
+  if (isObj(config) && config.id === undefined && name?.[2] !== undefined) config.id = name[2];
+  return { taskId: name?.[1] ?? taskId, pushNotificationConfig: config };
+}
+
+/** A proto `ListTaskPushNotificationConfigResponse` `{configs}` (or a bare array) → the 0.3 list result. */
+export function pushConfigListFromProto03(input: unknown, taskId?: string): unknown {
+  const configs = isObj(input) ? list(input.configs) : input;
+  return Array.isArray(configs) ? configs.map((c) => taskPushConfigFromProto03(c, taskId)) : configs;
+}
+
+const SCHEME_FROM_PROTO: Record<string, string> = {
+  apiKeySecurityScheme: 'apiKey',
+  httpAuthSecurityScheme: 'http',
+  oauth2SecurityScheme: 'oauth2',
+  openIdConnectSecurityScheme: 'openIdConnect',
+  mtlsSecurityScheme: 'mutualTLS',
+};
+
+function requirementFromProto(input: unknown): unknown {
+  if (!isObj(input) || !isObj(input.schemes)) return input;
+  const out: Obj = {};
+  for (const [name, scopes] of Object.entries(input.schemes)) if (name !== '__proto__') out[name] = isObj(scopes) ? list(scopes.list) : scopes;
+  return out;
+}
+
+function schemeFromProto(input: unknown): unknown {
+  if (!isObj(input) || 'type' in input) return input;
+  const [key, fields] = Object.entries(input).find(([k]) => k in SCHEME_FROM_PROTO) ?? [];
+  if (key === undefined || !isObj(fields)) return input;
+  const { location, ...rest } = fields;
+  return key === 'apiKeySecurityScheme' ? { type: 'apiKey', ...rest, in: location } : { type: SCHEME_FROM_PROTO[key], ...fields };
+}
+
+/** The 0.3 proto AgentCard JSON (`GET /v1/card`) → the 0.3 JSON card (inverse of `agentCardToProto03`). */
+export function agentCardFromProto03(input: unknown): unknown {
+  if (!isObj(input)) return input;
+  const out: Obj = { ...input };
+  if (Array.isArray(input.security)) out.security = input.security.map(requirementFromProto);
+  if (Array.isArray(input.skills)) {
+    out.skills = input.skills.map((s: unknown) => (isObj(s) && Array.isArray(s.security) ? { ...s, security: s.security.map(requirementFromProto) } : s));
+  }
+  if (isObj(input.securitySchemes)) {
+    const schemes: Obj = {};
+    for (const [name, scheme] of Object.entries(input.securitySchemes)) if (name !== '__proto__') schemes[name] = schemeFromProto(scheme);
+    out.securitySchemes = schemes;
+  }
+  return out;
 }

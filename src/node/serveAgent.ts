@@ -108,9 +108,14 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   const publicHost = LOOPBACK.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   const baseUrl = (options.publicUrl ?? `${options.tls ? 'https' : 'http'}://${publicHost}:${server.port}`).replace(/\/$/, '');
   let grpc: RunningGrpcServer | undefined;
+  // A2A 0.3 clients are served on every binding unless `handler.compat03` is false (--no-compat).
+  const compat03 = options.handler?.compat03 !== false;
+  let v03CardBindings: readonly string[] | undefined;
   if (options.grpc) {
     // Loaded only when asked for: @grpc/grpc-js is an optional dependency.
     const { serveGrpc } = await import('../bindings/grpc/server.js');
+    // The 0.3 gRPC service is served too: the 0.3 and hybrid cards list its interface.
+    if (compat03) v03CardBindings = (await import('../bindings/grpc/v03Service.js')).V03_GRPC_CARD_BINDINGS;
     try {
       // The gRPC binding calls unary/stream/agentCard/drain, which a TenantRouter has too.
       grpc = await serveGrpc(() => (ref.handler as A2AHandler<RequestHandlerLike>).requestHandler as A2ARequestHandler, {
@@ -118,6 +123,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
         host: options.grpc.host ?? host,
         // The HTTP listener drains the shared handler on close.
         drainOnClose: false,
+        compat03,
         // The card's security is enforced by the same authenticator as over HTTP.
         auth: () => ref.handler?.authenticator,
         ...(options.tls ? { tls: options.tls } : {}),
@@ -138,6 +144,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
     ...options.handler,
     ...(options.handler?.auth ? { auth: withNodeFetcher(options.handler.auth) } : {}),
     push: { runtime: createPushRuntime, ...options.handler?.push },
+    ...(v03CardBindings ? { v03CardBindings } : {}),
   };
   let handler: A2AHandler<RequestHandlerLike>;
   try {

@@ -11,6 +11,11 @@ export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
 export interface CardRouteOptions {
   maxAgeSeconds?: number;
+  /**
+   * Versioned route: the bindings whose 1.0 endpoints also answer 0.3, advertised on the 0.3
+   * and hybrid cards (default JSONRPC and HTTP+JSON; serveAgent adds GRPC when it serves 0.3 gRPC).
+   */
+  v03Bindings?: readonly string[];
 }
 
 /** A route serving `card` (any JSON card shape: 1.0, or the 0.3 / hybrid forms of src/compat). */
@@ -57,10 +62,11 @@ function fnv1a64(text: string): string {
  * has its own ETag; responses vary on A2A-Version.
  */
 export function createVersionedCardRoute(card: AgentCard, options: CardRouteOptions = {}): (req: HttpRequest) => HttpResponse {
+  const v03 = options.v03Bindings ? { bindings: options.v03Bindings } : {};
   const routes = {
     '1.0': createAgentCardRoute(card, options),
-    '0.3': createAgentCardRoute(agentCardForV03(card), options),
-    hybrid: createAgentCardRoute(hybridAgentCard(card), options),
+    '0.3': createAgentCardRoute(agentCardForV03(card, v03), options),
+    hybrid: createAgentCardRoute(hybridAgentCard(card, v03), options),
   };
   return (req) => {
     const res = routes[cardVariantFor(req)](req);

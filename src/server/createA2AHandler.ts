@@ -54,6 +54,8 @@ export interface HttpBindingOptions {
    * (docs/compat.md). false: 0.3 requests get VersionNotSupported (`a2a serve --no-compat`).
    */
   compat03?: boolean;
+  /** The bindings advertised on the 0.3 cards (CardRouteOptions.v03Bindings); serveAgent sets it. */
+  v03CardBindings?: readonly string[];
 }
 
 /** One agent: its card and executor (the classic form). */
@@ -123,7 +125,10 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
   const jsonRpcPath = options.jsonRpcPath === undefined ? DEFAULT_JSONRPC_PATH : options.jsonRpcPath;
   const restPath = options.restPath === undefined ? DEFAULT_REST_PATH : options.restPath;
   const restPrefix = restPath === null ? null : restPath.replace(/\/$/, '');
-  const cardOptions = options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds };
+  const cardOptions: CardRouteOptions = {
+    ...(options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }),
+    ...(options.v03CardBindings ? { v03Bindings: options.v03CardBindings } : {}),
+  };
   const cardRoute = options.compat03 === false ? createAgentCardRoute(agentCard, cardOptions) : createVersionedCardRoute(agentCard, cardOptions);
   const cards = router ? tenantCardRoutes(router, cardOptions) : new Map([[AGENT_CARD_PATH, cardRoute]]);
 

@@ -123,8 +123,8 @@ describe('interface selection', () => {
 
   test('nothing usable: NO_COMPATIBLE_INTERFACE naming what was offered', () => {
     assert.throws(
-      () => selectInterface(base([grpc, jsonrpc('0.3'), rest('2.0')]), BUILTIN_TRANSPORTS),
-      (e: unknown) => A2AClientError.is(e, 'NO_COMPATIBLE_INTERFACE') && /GRPC 1\.0, JSONRPC 0\.3, HTTP\+JSON 2\.0/.test(e.message),
+      () => selectInterface(base([grpc, jsonrpc('0.2'), rest('2.0')]), BUILTIN_TRANSPORTS),
+      (e: unknown) => A2AClientError.is(e, 'NO_COMPATIBLE_INTERFACE') && /GRPC 1\.0, JSONRPC 0\.2, HTTP\+JSON 2\.0/.test(e.message),
     );
   });
 

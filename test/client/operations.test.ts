@@ -251,8 +251,8 @@ describe('VersionNotSupportedError', () => {
   after(() => server.close());
 
   for (const binding of BINDINGS) {
-    test(`${binding}: a server that does not speak 1.0 answers with the typed error`, async () => {
-      const client = await createClient(server.card, { bindings: [binding] });
+    test(`${binding}: a server that does not speak 1.0 answers with the typed error (VER-09: client pinned to 1.0, no 0.3 fallback)`, async () => {
+      const client = await createClient(server.card, { bindings: [binding], versions: ['1.0'] });
       await assert.rejects(client.getTask({ id: 'x' }), (e: unknown) => {
         typed(VersionNotSupportedError, 'VERSION_NOT_SUPPORTED')(e);
         assert.equal((e as A2AError).metadata.requestedVersion, '1.0');

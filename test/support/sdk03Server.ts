@@ -2,7 +2,10 @@
  * The OFFICIAL A2A 0.3 JS SDK (`a2a-sdk-03` = @a2a-js/sdk@0.3.x) server, for client compat
  * tests: its DefaultRequestHandler (in-memory task and push stores, push notifications and the
  * authenticated extended card on) behind its Express handlers for the agent card
- * (/.well-known/agent-card.json, a 0.3 card) and JSON-RPC (/a2a/jsonrpc), on a loopback port.
+ * (/.well-known/agent-card.json, a 0.3 card), JSON-RPC (/a2a/jsonrpc) and HTTP+JSON
+ * (/a2a/rest, its `restHandler`: the 0.3 `/v1/…` routes in the proto-JSON dialect), on a
+ * loopback port. The card names JSON-RPC as its transport, or with `preferredTransport:
+ * 'HTTP+JSON'` the REST interface first and JSON-RPC as an additional interface.
  *
  * Also, for the fallback path: `/v10` serves a 1.0 card whose JSON-RPC interface
  * (/v10/a2a/jsonrpc) answers every 1.0 call (A2A-Version: 1.0) with VersionNotSupported and
@@ -21,7 +24,7 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from 'a2a-sdk-03/server';
-import { UserBuilder, agentCardHandler, jsonRpcHandler } from 'a2a-sdk-03/server/express';
+import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from 'a2a-sdk-03/server/express';
 import { toJsonRpcError } from '../../src/bindings/jsonrpc/errors.js';
 import { VersionNotSupportedError } from '../../src/protocol/errors.js';
 import type { AgentCard } from '../../src/protocol/types.js';
@@ -79,8 +82,8 @@ export interface Sdk03Server {
   /** The same, but the error lists nothing: the card's second (0.3) interface says 0.3 is there. */
   fallbackCardUrl: string;
   card: Sdk.AgentCard;
-  /** The JSON-RPC requests received: method and A2A-Version header. */
-  requests: { path: string; method: string; version: string | undefined; lastEventId: string | undefined }[];
+  /** The requests received: the JSON-RPC method, or `GET /v1/…` (HTTP method and path below /a2a/rest) for REST; A2A-Version header. */
+  requests: { path: string; method: string; version: string | undefined; lastEventId: string | undefined; body?: unknown }[];
   close(): Promise<void>;
 }
 
@@ -89,6 +92,8 @@ export interface Sdk03ServerOptions {
   extendedCard?: boolean;
   /** Port (default: any free one). */
   port?: number;
+  /** The card's main interface (default JSONRPC). */
+  preferredTransport?: 'JSONRPC' | 'HTTP+JSON';
 }
 
 export async function startSdk03Server(options: Sdk03ServerOptions = {}): Promise<Sdk03Server> {
@@ -101,8 +106,16 @@ export async function startSdk03Server(options: Sdk03ServerOptions = {}): Promis
     protocolVersion: '0.3.0',
     name: 'SDK 0.3 agent',
     description: 'An agent served by the official 0.3 SDK',
-    url: `${url}/a2a/jsonrpc`,
-    preferredTransport: 'JSONRPC',
+    ...(options.preferredTransport === 'HTTP+JSON'
+      ? {
+          url: `${url}/a2a/rest`,
+          preferredTransport: 'HTTP+JSON',
+          additionalInterfaces: [
+            { url: `${url}/a2a/rest`, transport: 'HTTP+JSON' },
+            { url: `${url}/a2a/jsonrpc`, transport: 'JSONRPC' },
+          ],
+        }
+      : { url: `${url}/a2a/jsonrpc`, preferredTransport: 'JSONRPC' }),
     version: '1.0.0',
     capabilities: { streaming: true, pushNotifications: true },
     supportsAuthenticatedExtendedCard: extended,
@@ -113,11 +126,16 @@ export async function startSdk03Server(options: Sdk03ServerOptions = {}): Promis
   const extendedCard: Sdk.AgentCard = { ...card, name: 'SDK 0.3 agent (extended)', skills: [...card.skills, { id: 'secret', name: 'Secret', description: 'for callers who asked', tags: [] }] };
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), sdk03Agent(), undefined, new InMemoryPushNotificationStore(), undefined, extended ? async () => extendedCard : undefined);
   const requests: Sdk03Server['requests'] = [];
+  const log = (req: Request, method: string) => requests.push({ path: req.path, method, version: req.get('a2a-version'), lastEventId: req.get('last-event-id'), body: req.body as unknown });
+  // REST requests with their JSON body as sent (the REST router then skips parsing it again).
+  app.use('/a2a/rest', express.json(), (req: Request, _res: Response, next: () => void) => {
+    log(req, `${req.method} ${req.path}`);
+    next();
+  });
+  app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   app.use(express.json());
   app.use((req: Request, _res: Response, next: () => void) => {
-    if (req.method === 'POST') {
-      requests.push({ path: req.path, method: String((req.body as { method?: unknown })?.method), version: req.get('a2a-version'), lastEventId: req.get('last-event-id') });
-    }
+    if (req.method === 'POST') log(req, String((req.body as { method?: unknown })?.method));
     next();
   });
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));

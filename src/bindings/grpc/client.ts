@@ -9,7 +9,7 @@ import { Client, Metadata, credentials as grpcCredentials, type ChannelCredentia
 import { A2AClientError } from '../../client/errors.js';
 import { Deadline } from '../../client/signals.js';
 import type { StreamItem, Transport, TransportCall, TransportFactory } from '../../client/transport.js';
-import { InvalidParamsError, type A2AError } from '../../protocol/errors.js';
+import { InvalidParamsError } from '../../protocol/errors.js';
 import { PROTOCOL_VERSION } from '../../protocol/serviceParams.js';
 import type {
   OperationName,
@@ -81,7 +81,7 @@ function methodOf(op: OperationName): GrpcMethod {
 }
 
 /** The request as protobuf: a request JSON that does not fit the proto never leaves the client. */
-function encodeRequest(method: GrpcMethod, request: unknown): Buffer {
+export function encodeRequest(method: Pick<GrpcMethod, 'rpc' | 'input'>, request: unknown): Buffer {
   try {
     return jsonToBinary(method.input, request);
   } catch (error) {
@@ -95,7 +95,7 @@ function encodeRequest(method: GrpcMethod, request: unknown): Buffer {
 }
 
 /** A response message → wire JSON; anything unreadable is the agent's fault (INVALID_RESPONSE). */
-function decodeResponse<T>(desc: GrpcMethod['output'], bytes: Buffer): T {
+export function decodeResponse<T>(desc: GrpcMethod['output'], bytes: Buffer): T {
   try {
     return responseToJson(desc, bytes) as T;
   } catch (error) {
@@ -103,81 +103,133 @@ function decodeResponse<T>(desc: GrpcMethod['output'], bytes: Buffer): T {
   }
 }
 
-function failure(error: ServiceError, signal: AbortSignal): A2AError | A2AClientError {
+/** How a failed call's status becomes the error thrown (default fromGrpcError). */
+export type GrpcErrorReader = (error: ServiceError) => Error;
+
+function failure(error: ServiceError, call: { signal: AbortSignal; errors?: GrpcErrorReader | undefined }): Error {
   // The client's Deadline turns ABORTED into TIMEOUT when its own timer fired.
-  if (signal.aborted) return new A2AClientError('ABORTED', 'The call was aborted', { cause: signal.reason ?? error });
-  return fromGrpcError(error);
+  if (call.signal.aborted) return new A2AClientError('ABORTED', 'The call was aborted', { cause: call.signal.reason ?? error });
+  return (call.errors ?? fromGrpcError)(error);
+}
+
+/** One call as bytes: the rpc path, the encoded request, the headers sent as metadata. */
+export interface GrpcBytesCall {
+  path: string;
+  request: Buffer;
+  headers: Headers;
+  signal: AbortSignal;
+  errors?: GrpcErrorReader;
+}
+
+/** A unary call: the response message's bytes, or the call's error (aborts cancel the call). */
+export function unaryBytes(client: Client, call: GrpcBytesCall): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (call.signal.aborted) return reject(new A2AClientError('ABORTED', 'The call was aborted', { cause: call.signal.reason }));
+    const onAbort = (): void => pending.cancel();
+    const pending = client.makeUnaryRequest<Buffer, Buffer>(call.path, identity, identity, call.request, metadataOf(call.headers), {}, (error, value) => {
+      call.signal.removeEventListener('abort', onAbort);
+      if (error) reject(failure(error, call));
+      else resolve(value ?? Buffer.alloc(0));
+    });
+    call.signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** An open server stream: the id of its first event (a2a-kit servers) and the messages as bytes. */
+export interface GrpcBytesStream {
+  firstId: number | undefined;
+  messages: AsyncIterable<Buffer>;
+}
+
+/**
+ * Opens a server-streaming call. STREAM-12: the stream is open once the server sends its
+ * headers (with the first event, whose id they carry); an error before that rejects here.
+ */
+export async function streamBytes(client: Client, call: GrpcBytesCall): Promise<GrpcBytesStream> {
+  if (call.signal.aborted) throw new A2AClientError('ABORTED', 'The call was aborted', { cause: call.signal.reason });
+  const stream = client.makeServerStreamRequest<Buffer, Buffer>(call.path, identity, identity, call.request, metadataOf(call.headers), {});
+  const state: { error?: ServiceError } = {};
+  // Always listen: an 'error' nobody listens to would crash the process.
+  stream.on('error', (error: ServiceError) => (state.error = error));
+  const onAbort = (): void => stream.cancel();
+  call.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const headers = await new Promise<Metadata | undefined>((resolve, reject) => {
+      stream.once('metadata', resolve);
+      stream.once('error', (error: ServiceError) => reject(failure(error, call)));
+      stream.once('end', () => resolve(undefined));
+    });
+    const first = Number(headers?.get(FIRST_EVENT_ID_KEY)[0] ?? Number.NaN);
+    return { firstId: Number.isInteger(first) ? first : undefined, messages: readMessages(stream, { call, state, onAbort }) };
+  } catch (error) {
+    call.signal.removeEventListener('abort', onAbort);
+    stream.cancel();
+    throw error;
+  }
+}
+
+async function* readMessages(
+  stream: ClientReadableStream<Buffer>,
+  ctx: { call: GrpcBytesCall; state: { error?: ServiceError }; onAbort: () => void },
+): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of stream) yield chunk as Buffer;
+  } catch (error) {
+    const e = ctx.state.error ?? (error as ServiceError);
+    throw typeof e === 'object' && e !== null && 'code' in e ? failure(e, ctx.call) : error;
+  } finally {
+    ctx.call.signal.removeEventListener('abort', ctx.onAbort);
+    // The consumer stopped early: tell the server, which frees the subscription (R8).
+    stream.cancel();
+  }
 }
 
 class GrpcTransport implements Transport {
   constructor(private readonly client: Client) {}
 
-  unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
+  async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
     const method = methodOf(call.op);
     const request = encodeRequest(method, call.request);
-    return new Promise((resolve, reject) => {
-      if (call.signal.aborted) return reject(new A2AClientError('ABORTED', 'The call was aborted', { cause: call.signal.reason }));
-      const onAbort = (): void => pending.cancel();
-      const pending = this.client.makeUnaryRequest<Buffer, Buffer>(method.path, identity, identity, request, metadataOf(call.headers), {}, (error, value) => {
-        call.signal.removeEventListener('abort', onAbort);
-        if (error) return reject(failure(error, call.signal));
-        try {
-          resolve(decodeResponse<OperationResponses[K]>(method.output, value ?? Buffer.alloc(0)));
-        } catch (e) {
-          reject(e);
-        }
-      });
-      call.signal.addEventListener('abort', onAbort, { once: true });
-    });
+    const bytes = await unaryBytes(this.client, { path: method.path, request, headers: call.headers, signal: call.signal });
+    return decodeResponse<OperationResponses[K]>(method.output, bytes);
   }
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
     const method = methodOf(call.op);
     const request = encodeRequest(method, call.request);
-    if (call.signal.aborted) throw new A2AClientError('ABORTED', 'The call was aborted', { cause: call.signal.reason });
-    const stream = this.client.makeServerStreamRequest<Buffer, Buffer>(method.path, identity, identity, request, metadataOf(call.headers), {});
-    const state: { error?: ServiceError } = {};
-    // Always listen: an 'error' nobody listens to would crash the process.
-    stream.on('error', (error: ServiceError) => (state.error = error));
-    const onAbort = (): void => stream.cancel();
-    call.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      // STREAM-12: the stream is open once the server sends its headers (with the first event,
-      // whose id they carry); an error before that rejects here.
-      const headers = await new Promise<Metadata | undefined>((resolve, reject) => {
-        stream.once('metadata', resolve);
-        stream.once('error', (error: ServiceError) => reject(failure(error, call.signal)));
-        stream.once('end', () => resolve(undefined));
-      });
-      const first = Number(headers?.get(FIRST_EVENT_ID_KEY)[0] ?? Number.NaN);
-      return readEvents(stream, { method, signal: call.signal, firstId: Number.isInteger(first) ? first : undefined, state, onAbort });
-    } catch (error) {
-      call.signal.removeEventListener('abort', onAbort);
-      stream.cancel();
-      throw error;
-    }
+    const { firstId, messages } = await streamBytes(this.client, { path: method.path, request, headers: call.headers, signal: call.signal });
+    return (async function* () {
+      let index = 0;
+      for await (const bytes of messages) {
+        const event = decodeResponse<StreamResponse>(method.output, bytes);
+        yield firstId === undefined ? { event } : { event, id: String(firstId + index) };
+        index++;
+      }
+    })();
   }
 }
 
-async function* readEvents(
-  stream: ClientReadableStream<Buffer>,
-  ctx: { method: GrpcMethod; signal: AbortSignal; firstId: number | undefined; state: { error?: ServiceError }; onAbort: () => void },
-): AsyncGenerator<StreamItem> {
-  let index = 0;
-  try {
-    for await (const chunk of stream) {
-      const event = decodeResponse<StreamResponse>(ctx.method.output, chunk as Buffer);
-      yield ctx.firstId === undefined ? { event } : { event, id: String(ctx.firstId + index) };
-      index++;
-    }
-  } catch (error) {
-    const e = ctx.state.error ?? (error as ServiceError);
-    throw typeof e === 'object' && e !== null && 'code' in e ? failure(e, ctx.signal) : error;
-  } finally {
-    ctx.signal.removeEventListener('abort', ctx.onAbort);
-    // The consumer stopped early: tell the server, which frees the subscription (R8).
-    stream.cancel();
-  }
+/** One channel (HTTP/2 connection) per address, for the interfaces' urls (`host:port`, GRPC-06). */
+export function channelPool(options: GrpcTransportOptions): { get(url: string): Client; close(): void } {
+  const clients = new Map<string, Client>();
+  return {
+    get(url) {
+      const address = url.replace(/^(grpcs?|https?):\/\//, '').replace(/\/$/, '');
+      let client = clients.get(address);
+      if (!client) {
+        client = new Client(address, channelCredentials(address, options), {
+          'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+          ...options.channelOptions,
+        });
+        clients.set(address, client);
+      }
+      return client;
+    },
+    close() {
+      for (const client of clients.values()) client.close();
+      clients.clear();
+    },
+  };
 }
 
 export interface GrpcTransportFactory extends TransportFactory {
@@ -191,25 +243,11 @@ export interface GrpcTransportFactory extends TransportFactory {
  * One channel (HTTP/2 connection) per address, shared by every call.
  */
 export function grpcTransport(options: GrpcTransportOptions = {}): GrpcTransportFactory {
-  const clients = new Map<string, Client>();
+  const channels = channelPool(options);
   return {
     binding: 'GRPC',
-    create(agentInterface) {
-      const address = agentInterface.url.replace(/^(grpcs?|https?):\/\//, '').replace(/\/$/, '');
-      let client = clients.get(address);
-      if (!client) {
-        client = new Client(address, channelCredentials(address, options), {
-          'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-          ...options.channelOptions,
-        });
-        clients.set(address, client);
-      }
-      return new GrpcTransport(client);
-    },
-    close() {
-      for (const client of clients.values()) client.close();
-      clients.clear();
-    },
+    create: (agentInterface) => new GrpcTransport(channels.get(agentInterface.url)),
+    close: () => channels.close(),
   };
 }
 

@@ -35,19 +35,26 @@ export interface GrpcErrorStatus {
   metadata: Metadata;
 }
 
+/** Status codes that differ from ERROR_TABLE for some reasons (a service of another protocol version). */
+export type GrpcStatusOverrides = Partial<Record<A2AErrorReason, GrpcStatusName>>;
+
+function statusCodeOf(error: A2AError, overrides: GrpcStatusOverrides | undefined): number {
+  return GRPC_STATUS_CODES[overrides?.[error.reason] ?? ERROR_TABLE[error.reason].grpcStatus];
+}
+
 /** The binary google.rpc.Status for an error: code, message, ErrorInfo (+ BadRequest). */
-export function encodeStatus(error: A2AError): Uint8Array {
-  const code = GRPC_STATUS_CODES[ERROR_TABLE[error.reason].grpcStatus];
+export function encodeStatus(error: A2AError, overrides?: GrpcStatusOverrides): Uint8Array {
+  const code = statusCodeOf(error, overrides);
   const json = { code, message: error.message, details: errorDetails(error) as JsonValue[] };
   return toBinary(StatusSchema, fromJson(StatusSchema, json, { registry: DETAILS_REGISTRY }));
 }
 
 /** Server side: anything thrown → the status a grpc-js handler reports. */
-export function toGrpcError(error: unknown): GrpcErrorStatus {
+export function toGrpcError(error: unknown, overrides?: GrpcStatusOverrides): GrpcErrorStatus {
   const e = toA2AError(error);
   const metadata = new Metadata();
-  metadata.set(STATUS_DETAILS_KEY, asBuffer(encodeStatus(e)));
-  return { code: GRPC_STATUS_CODES[ERROR_TABLE[e.reason].grpcStatus], details: e.message, metadata };
+  metadata.set(STATUS_DETAILS_KEY, asBuffer(encodeStatus(e, overrides)));
+  return { code: statusCodeOf(e, overrides), details: e.message, metadata };
 }
 
 export interface DecodedStatus {
@@ -89,7 +96,7 @@ const REASON_BY_STATUS: Partial<Record<GrpcStatusName, A2AErrorReason>> = {
   UNKNOWN: 'INTERNAL',
 };
 
-function hasKnownErrorInfo(details: readonly Record<string, unknown>[]): boolean {
+export function hasKnownErrorInfo(details: readonly Record<string, unknown>[]): boolean {
   return details.some((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo' && typeof d.reason === 'string' && d.reason in ERROR_TABLE);
 }
 

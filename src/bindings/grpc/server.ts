@@ -4,20 +4,24 @@
  * negotiated exactly as over HTTP, R20) → protobuf binary → ProtoJSON → `handler.unary/stream`
  * (which validates, once, for every binding) → ProtoJSON → binary (codec.ts). Errors are
  * google.rpc.Status with ErrorInfo in `grpc-status-details-bin` (GRPC-03). Node only.
+ * `serveGrpc` also serves the A2A 0.3 service `a2a.v1.A2AService` (v03Service.ts) unless
+ * `compat03: false`; both run over `createServiceOver`.
  */
 import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type MethodDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { PeerCertificate as NodePeerCertificate } from 'node:tls';
 import type { AuthConfig, Authenticator, PeerCertificate } from '../../auth/authConfig.js';
 import { createAuthenticator } from '../../auth/authenticator.js';
 import { fromNodeCertificate } from '../../auth/nodeCertificate.js';
+import type { DescMessage } from '@bufbuild/protobuf';
 import { StreamResponseSchema } from '../../gen/a2a_pb.js';
 import { A2AError, InternalError, toA2AError } from '../../protocol/errors.js';
 import { PROTOCOL_VERSION, activatedExtensions, negotiateVersion, parseExtensions } from '../../protocol/serviceParams.js';
-import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
+import type { StreamingOperationName, StreamResponse, UnaryOperationName } from '../../protocol/types.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
 import type { StreamItem } from '../../server/taskStream.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHODS, LAST_EVENT_ID_KEY, jsonToBinary, requestToJson, type GrpcMethod } from './codec.js';
-import { toGrpcError, type GrpcErrorStatus } from './errors.js';
+import { toGrpcError, type GrpcErrorStatus, type GrpcStatusOverrides } from './errors.js';
+import { createGrpc03Service } from './v03Service.js';
 
 export interface GrpcServiceOptions {
   /** Protocol versions served (default ["1.0"]). */
@@ -58,29 +62,82 @@ function resolver(source: HandlerSource): () => A2ARequestHandler {
 
 /** The service definition (paths, identity serializers) and its implementation over the handler. */
 export function createGrpcService(source: HandlerSource, options: GrpcServiceOptions = {}): GrpcService {
+  return createServiceOver(source, { rpcs: V10_RPCS, supportedVersions: options.supportedVersions ?? [PROTOCOL_VERSION] }, options);
+}
+
+/** One rpc served over the request handler: its wire identity and how a call runs. */
+export interface GrpcRpc {
+  /** The grpc-js implementation key (camelCase rpc name). */
+  key: string;
+  rpc: string;
+  path: string;
+  streaming: boolean;
+  /** The 1.0 operation the call performs, for authentication (SEC-02). */
+  operation: string;
+  /** Unary rpcs: the request message → the response message. */
+  unary?: (call: GrpcRpcCall) => Promise<Bytes>;
+  /** Streaming rpcs: the request message → the handler's stream and how each event is written. */
+  stream?: (call: GrpcRpcCall) => Promise<GrpcRpcStream>;
+}
+
+export interface GrpcRpcCall {
+  handler: A2ARequestHandler;
+  /** The request message as received. */
+  request: Bytes;
+  ctx: CallContext;
+}
+
+export interface GrpcRpcStream {
+  items: AsyncIterable<StreamItem>;
+  encode(event: StreamResponse): Bytes;
+}
+
+/** What a service over the handler serves: its rpcs, the versions it negotiates, and optional status codes per error reason. */
+export interface GrpcServiceSpec {
+  rpcs: readonly GrpcRpc[];
+  supportedVersions: readonly string[];
+  statusCodes?: GrpcStatusOverrides;
+}
+
+const v10Rpc = (method: GrpcMethod): GrpcRpc => ({
+  key: method.op,
+  rpc: method.rpc,
+  path: method.path,
+  streaming: method.streaming,
+  operation: method.op,
+  unary: async ({ handler, request, ctx }) => encodeResponse(method.output, await handler.unary(method.op as UnaryOperationName, requestToJson(method.input, request), ctx)),
+  stream: async ({ handler, request, ctx }) => ({
+    items: await handler.stream(method.op as StreamingOperationName, requestToJson(method.input, request), ctx),
+    encode: (event) => jsonToBinary(StreamResponseSchema, event),
+  }),
+});
+
+const V10_RPCS: readonly GrpcRpc[] = GRPC_METHODS.map(v10Rpc);
+
+/** A service whose rpcs run over the handler: service parameters, authentication, errors and streams as in createGrpcService. */
+export function createServiceOver(source: HandlerSource, spec: GrpcServiceSpec, options: GrpcServiceOptions = {}): GrpcService {
   const handler = resolver(source);
-  const supported = options.supportedVersions ?? [PROTOCOL_VERSION];
-  const report = (error: unknown): A2AError => {
+  const report = (error: unknown): GrpcErrorStatus => {
     if (!A2AError.is(error) || error.reason === 'INTERNAL') options.onError?.(error);
-    return toA2AError(error);
+    return toGrpcError(toA2AError(error), spec.statusCodes);
   };
-  const env: CallEnv = { handler, supported, report, streams: new Set(), authenticator: authenticatorSource(handler, options.auth) };
+  const env: CallEnv = { handler, supported: spec.supportedVersions, report, streams: new Set(), authenticator: authenticatorSource(handler, options.auth) };
   const definition: Record<string, MethodDefinition<Bytes, Bytes>> = {};
   const implementation: UntypedServiceImplementation = {};
-  for (const method of GRPC_METHODS) {
+  for (const rpc of spec.rpcs) {
     // Bytes in, bytes out: decoding happens inside the handler so that a malformed request is
     // an INVALID_ARGUMENT with ErrorInfo rather than grpc-js's bare INTERNAL.
-    definition[method.op] = {
-      path: method.path,
+    definition[rpc.key] = {
+      path: rpc.path,
       requestStream: false,
-      responseStream: method.streaming,
+      responseStream: rpc.streaming,
       requestSerialize: identity,
       requestDeserialize: identity,
       responseSerialize: identity,
       responseDeserialize: identity,
-      originalName: method.rpc,
+      originalName: rpc.rpc,
     };
-    implementation[method.op] = method.streaming ? streamingCall(env, method) : unaryCall(env, method);
+    implementation[rpc.key] = rpc.streaming ? streamingCall(env, rpc) : unaryCall(env, rpc);
   }
   return {
     definition,
@@ -109,7 +166,8 @@ interface CallEnv {
   handler: () => A2ARequestHandler;
   authenticator: () => Authenticator | undefined;
   supported: readonly string[];
-  report: (error: unknown) => A2AError;
+  /** Reports an internal failure once and gives the status the call ends with. */
+  report: (error: unknown) => GrpcErrorStatus;
   streams: Set<OpenStream>;
 }
 
@@ -205,35 +263,32 @@ function lazySignal(call: { cancelled: boolean; once(event: 'cancelled', listene
   };
 }
 
-function unaryCall(env: CallEnv, method: GrpcMethod) {
-  const op = method.op as UnaryOperationName;
+function unaryCall(env: CallEnv, rpc: GrpcRpc) {
   return (call: ServerUnaryCall<Bytes, Bytes>, callback: sendUnaryData<Bytes>): void => {
     void (async () => {
       try {
         const ctx = callContext(env, call, lazySignal(call));
-        await authenticate(env, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: op });
-        const params = requestToJson(method.input, call.request);
-        const result = await env.handler().unary(op, params, ctx);
-        const bytes = encodeResponse(method, result);
+        await authenticate(env, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation });
+        const bytes = await (rpc.unary as NonNullable<GrpcRpc['unary']>)({ handler: env.handler(), request: call.request, ctx });
         call.sendMetadata(responseMetadata(env, ctx));
         callback(null, bytes);
       } catch (error) {
-        callback(toGrpcError(env.report(error)));
+        callback(env.report(error));
       }
     })();
   };
 }
 
-function encodeResponse(method: GrpcMethod, result: unknown): Bytes {
+/** A result → the response message; JSON that does not fit the message is an internal error. */
+export function encodeResponse(desc: DescMessage, result: unknown): Bytes {
   try {
-    return jsonToBinary(method.output, result);
+    return jsonToBinary(desc, result);
   } catch (error) {
     throw new InternalError('Internal error', { cause: error });
   }
 }
 
-function streamingCall(env: CallEnv, method: GrpcMethod) {
-  const op = method.op as StreamingOperationName;
+function streamingCall(env: CallEnv, rpc: GrpcRpc) {
   return (call: ServerWritableStream<Bytes, Bytes>): void => {
     const open: OpenStream = { controller: new AbortController(), ended: false };
     const end = (status?: GrpcErrorStatus): void => {
@@ -249,16 +304,15 @@ function streamingCall(env: CallEnv, method: GrpcMethod) {
     void (async () => {
       try {
         const ctx = callContext(env, call, () => open.controller.signal);
-        await authenticate(env, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: op });
-        const params = requestToJson(method.input, call.request);
+        await authenticate(env, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation });
         // STREAM-12: errors found before the first event are ordinary error statuses.
-        const items = await env.handler().stream(op, params, ctx);
-        await pump(call, items, responseMetadata(env, ctx));
+        const stream = await (rpc.stream as NonNullable<GrpcRpc['stream']>)({ handler: env.handler(), request: call.request, ctx });
+        await pump(call, stream, responseMetadata(env, ctx));
         // GRPC-04: the handler's stream ended (terminal or interrupted task): status OK.
         end();
       } catch (error) {
         // B9: a failure after events were sent ends the stream with the error status.
-        end(toGrpcError(env.report(error)));
+        end(env.report(error));
       } finally {
         env.streams.delete(open);
       }
@@ -271,8 +325,8 @@ function streamingCall(env: CallEnv, method: GrpcMethod) {
  * can carry that event's id; a client that cancels (or a deadline) aborts the CallContext signal,
  * which ends the handler's iterable and frees its subscription (R8) — the task keeps running.
  */
-async function pump(call: ServerWritableStream<Bytes, Bytes>, items: AsyncIterable<StreamItem>, shared: Metadata): Promise<void> {
-  const iterator = items[Symbol.asyncIterator]();
+async function pump(call: ServerWritableStream<Bytes, Bytes>, stream: GrpcRpcStream, shared: Metadata): Promise<void> {
+  const iterator = stream.items[Symbol.asyncIterator]();
   let expected: number | undefined;
   let metadata = shared;
   try {
@@ -294,7 +348,7 @@ async function pump(call: ServerWritableStream<Bytes, Bytes>, items: AsyncIterab
         }
         expected++;
       }
-      if (!call.write(jsonToBinary(StreamResponseSchema, item.event))) await drained(call);
+      if (!call.write(stream.encode(item.event))) await drained(call);
     }
   } finally {
     await iterator.return?.();
@@ -339,6 +393,11 @@ export interface ServeGrpcOptions extends GrpcServiceOptions {
   drainOnClose?: boolean;
   /** Further grpc-js server options. */
   serverOptions?: Record<string, unknown>;
+  /**
+   * Also serve A2A 0.3 clients: the 0.3 service `a2a.v1.A2AService` on the same port, over the
+   * same handler (v03Service.ts). Default true, as `compat03` of createA2AHandler.
+   */
+  compat03?: boolean;
 }
 
 export interface RunningGrpcServer {
@@ -358,8 +417,8 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
     ...(options.maxConcurrentStreams ? { 'grpc.max_concurrent_streams': options.maxConcurrentStreams } : {}),
     ...options.serverOptions,
   });
-  const service = createGrpcService(source, options);
-  server.addService(service.definition, service.implementation);
+  const services = [createGrpcService(source, options), ...(options.compat03 === false ? [] : [createGrpc03Service(source, options)])];
+  for (const service of services) server.addService(service.definition, service.implementation);
   const host = options.host ?? '127.0.0.1';
   const tls = options.tls;
   const credentials = tls
@@ -377,7 +436,7 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
     port,
     server,
     get openStreams() {
-      return service.openStreams;
+      return services.reduce((n, service) => n + service.openStreams, 0);
     },
     close() {
       // R24: stop accepting, end streams with UNAVAILABLE (clients resubscribe elsewhere),
@@ -386,7 +445,7 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
         const timeout = options.shutdownTimeoutMs ?? 10_000;
         const timer = setTimeout(() => server.forceShutdown(), timeout);
         const shutdown = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
-        service.endStreams();
+        for (const service of services) service.endStreams();
         await shutdown;
         clearTimeout(timer);
         if (options.drainOnClose !== false) await resolver(source)().drain(timeout);

@@ -1,7 +1,6 @@
 /** `a2a card`: an agent's Agent Card, pretty or raw, and its signature checked (--verify). */
 import { parseArgs } from 'node:util';
 import { resolveCard } from '../../client/cardResolver.js';
-import { v03Transport } from '../../client/v03.js';
 import { BUILTIN_TRANSPORTS } from '../../client/client.js';
 import { selectInterface, type TransportFactory } from '../../client/transport.js';
 import type { AgentCard } from '../../protocol/types.js';
@@ -79,8 +78,7 @@ export async function cardCommand(argv: string[]): Promise<number> {
       headers,
       // Shown as received; --verify checks it below and reports rather than throws.
       verifyCardSignatures: 'off',
-      // A 0.3 agent's card is shown translated to 1.0, like every other command sees it.
-      readCard: (value) => v03Transport.readCard?.(value) ?? Promise.resolve(undefined),
+      // A 0.3 agent's card is read (shown translated to 1.0) by resolveCard itself, as every command sees it.
       ...(fetch ? { fetch } : {}),
       ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
     });

@@ -1,0 +1,103 @@
+/**
+ * A2A 0.3 over gRPC (issue 9): the service `a2a.v1.A2AService` of the v0.3.0 proto, served on
+ * the same grpc-js Server as `lf.a2a.v1.A2AService` (the package differs, so both fit on one
+ * port) and over the same request handler. Each call: binary → 0.3 proto JSON (codec.ts) →
+ * the 0.3 JSON-RPC params (v03Codec.ts) → the shared 0.3 call (../compat03.ts: `requestToV10`,
+ * `handler.unary/stream`, `resultToV03` / `streamItemToV03`) → 0.3 proto JSON → binary. No
+ * operation is implemented twice. Service parameters, authentication, errors (google.rpc.Status
+ * with ErrorInfo) and streams are the 1.0 service's (createServiceOver); what differs:
+ *
+ *  - the version: no `a2a-version` (or `0.3`) is served; a 1.x version is VersionNotSupported;
+ *  - status codes of PushNotificationNotSupported and UnsupportedOperation are UNIMPLEMENTED, as
+ *    the 0.3 JS SDK's gRPC server sends them and its client reads them (ErrorInfo is the same);
+ *  - TaskSubscription to a task in a terminal state answers that task and completes (0.3 proto
+ *    comment, and what the 0.3 JS SDK does), where 1.0 answers UnsupportedOperation;
+ *  - GetAgentCard answers the extended card when the agent declares one (the 0.3 JS SDK serves
+ *    `getAuthenticatedExtendedAgentCard` there), else the public card, both as 0.3 cards.
+ */
+import { agentCardForV03 } from '../../compat/card03.js';
+import { streamEventToProto03 } from '../../compat/protoJson03.js';
+import { requestToV10 } from '../../compat/requests.js';
+import { A2AError } from '../../protocol/errors.js';
+import { isTerminalState } from '../../protocol/taskStates.js';
+import type { AgentCard, Task } from '../../protocol/types.js';
+import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
+import type { StreamItem } from '../../server/taskStream.js';
+import { V03_SERVED_BINDINGS, streamItemToV03, streamV03, unaryV03, v03Operation } from '../compat03.js';
+import { jsonToBinary, requestToJson } from './codec.js';
+import type { GrpcStatusOverrides } from './errors.js';
+import {
+  createServiceOver,
+  encodeResponse,
+  type GrpcRpc,
+  type GrpcRpcCall,
+  type GrpcRpcStream,
+  type GrpcService,
+  type GrpcServiceOptions,
+  type HandlerSource,
+} from './server.js';
+import { GRPC03_METHODS, paramsFromGrpc03, resultToGrpc03, type Grpc03Method } from './v03Codec.js';
+
+/** The bindings whose 1.0 endpoints also answer 0.3 when the 0.3 gRPC service is served (advertised on 0.3 cards). */
+export const V03_GRPC_CARD_BINDINGS: readonly string[] = [...V03_SERVED_BINDINGS, 'GRPC'];
+
+/** The 0.3 JS SDK's gRPC status codes where they differ from the 1.0 table. */
+const V03_STATUS_CODES: GrpcStatusOverrides = {
+  PUSH_NOTIFICATION_NOT_SUPPORTED: 'UNIMPLEMENTED',
+  UNSUPPORTED_OPERATION: 'UNIMPLEMENTED',
+};
+
+/** The 0.3 service over the handler (`serveGrpc` adds it unless `compat03: false`). */
+export function createGrpc03Service(source: HandlerSource, options: GrpcServiceOptions = {}): GrpcService {
+  return createServiceOver(source, { rpcs: GRPC03_METHODS.map(rpcOf), supportedVersions: ['0.3'], statusCodes: V03_STATUS_CODES }, options);
+}
+
+function rpcOf(method: Grpc03Method): GrpcRpc {
+  const rpc: GrpcRpc = { key: method.key, rpc: method.rpc, path: method.path, streaming: method.streaming, operation: v03Operation(method.method) };
+  if (method.streaming) rpc.stream = (call) => stream03(method, call);
+  else rpc.unary = (call) => unary03(method, call);
+  return rpc;
+}
+
+async function unary03(method: Grpc03Method, { handler, request, ctx }: GrpcRpcCall): Promise<Buffer> {
+  const params = paramsFromGrpc03(method.method, requestToJson(method.input, request));
+  const result = method.method === 'agent/getAuthenticatedExtendedCard' ? await agentCard03(handler, ctx) : await unaryV03({ handler }, { method: method.method, params }, ctx);
+  return encodeResponse(method.output, resultToGrpc03(method.method, result));
+}
+
+/** The extended card when the agent declares one (it authenticates like GetExtendedAgentCard), else the public card. */
+async function agentCard03(handler: A2ARequestHandler, ctx: CallContext) {
+  const options = { bindings: V03_GRPC_CARD_BINDINGS };
+  if (handler.agentCard.capabilities.extendedAgentCard !== true) return agentCardForV03(handler.agentCard, options);
+  const { request } = requestToV10('agent/getAuthenticatedExtendedCard', undefined);
+  return agentCardForV03((await handler.unary('getExtendedAgentCard', request, ctx)) as AgentCard, options);
+}
+
+async function stream03(method: Grpc03Method, { handler, request, ctx }: GrpcRpcCall): Promise<GrpcRpcStream> {
+  const params = paramsFromGrpc03(method.method, requestToJson(method.input, request));
+  const encode = (event: StreamItem['event']): Buffer => jsonToBinary(method.output, streamEventToProto03(streamItemToV03(event)));
+  try {
+    return { items: await streamV03({ handler }, { method: method.method, params }, ctx), encode };
+  } catch (error) {
+    if (method.method !== 'tasks/resubscribe') throw error;
+    return { items: single({ event: { task: await terminalTask(handler, { params, ctx, error }) } }), encode };
+  }
+}
+
+/**
+ * 0.3 TaskSubscription to a finished task: the task, as GetTask returns it. The handler refuses
+ * the subscription with UnsupportedOperation; any other refusal (or a task that is not
+ * terminal) is passed on unchanged.
+ */
+async function terminalTask(handler: A2ARequestHandler, failed: { params: unknown; ctx: CallContext; error: unknown }): Promise<Task> {
+  const { error } = failed;
+  if (!A2AError.is(error) || error.reason !== 'UNSUPPORTED_OPERATION') throw error;
+  const { request } = requestToV10('tasks/get', failed.params);
+  const task = await handler.unary('getTask', request as { id: string }, failed.ctx);
+  if (!isTerminalState(task.status.state)) throw error;
+  return task;
+}
+
+async function* single(item: StreamItem): AsyncIterable<StreamItem> {
+  yield item;
+}

@@ -1,0 +1,80 @@
+/**
+ * What the A2A 0.3 transports (jsonrpc03Transport.ts, rest03Transport.ts) share: the 0.3 card
+ * read as a 1.0 card, the 1.0 request as a 0.3 method and params (`requestToV03`), 0.3 results
+ * and stream events (JSON-RPC dialect; the REST transport converts the proto dialect first)
+ * read back into 1.0, and the end of a 0.3 stream at the event marked `final`.
+ *
+ * Loaded only when a 0.3 agent is met (dualVersion.ts, cardResolver.ts): bundlers that split
+ * dynamic imports keep the compat layer (src/compat) out of the initial chunk.
+ */
+import { agentCardToV10 } from '../compat/card.js';
+import { isFinalV03Event, streamEventToV10 } from '../compat/events.js';
+import { requestToV03, type V03Call } from '../compat/requests.js';
+import { resultToV10, type V03UnaryMethod } from '../compat/results.js';
+import { A2AError } from '../protocol/errors.js';
+import { VERSION_HEADER } from '../protocol/serviceParams.js';
+import type { AgentCard, OperationResponses, UnaryOperationName } from '../protocol/types.js';
+import { readAgentCard } from './cardResolver.js';
+import { A2AClientError } from './errors.js';
+import { streamItems } from './http.js';
+import type { SseEvent } from './sse.js';
+import { V03_VERSION, type StreamItem, type TransportCall } from './transport.js';
+
+/** An A2A 0.x card as a 1.0 AgentCard whose interfaces say `protocolVersion: '0.3'`. */
+export function readV03Card(raw: unknown): AgentCard {
+  const card = agentCardToV10(raw);
+  for (const agentInterface of card.supportedInterfaces) agentInterface.protocolVersion = V03_VERSION;
+  return card;
+}
+
+/** A 0.3 result that does not translate is an invalid response, as an unreadable 1.0 one is. */
+export function translated<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!A2AError.is(error)) throw error;
+    throw new A2AClientError('INVALID_RESPONSE', `The A2A 0.3 agent sent an unreadable response: ${error.message}`, { cause: error });
+  }
+}
+
+/**
+ * The 0.3 method and params of a call (ListTasks → UnsupportedOperationError, nothing sent).
+ * A2A-Version is removed: its absence means 0.3 (VER-05), also to servers that speak both.
+ */
+export function v03CallOf(call: TransportCall): V03Call {
+  const v03 = requestToV03(call.op, call.request);
+  call.headers.delete(VERSION_HEADER);
+  return v03;
+}
+
+/**
+ * A unary 0.3 result (JSON-RPC dialect) as the 1.0 response. The extended card is read as the
+ * card was (0.3 interfaces), the JSON as served kept for rawCardOf.
+ */
+export async function v03Result<K extends UnaryOperationName>(method: V03UnaryMethod, result: unknown): Promise<OperationResponses[K]> {
+  if (method === 'agent/getAuthenticatedExtendedCard') {
+    return (await readAgentCard(result, async (raw) => translated(() => readV03Card(raw)))) as OperationResponses[K];
+  }
+  return translated(() => resultToV10(method, result) as OperationResponses[K]);
+}
+
+/**
+ * The 1.0 events of a 0.3 SSE response; `decode` turns one SSE event into the 0.3 stream event
+ * (JSON-RPC dialect) or throws its error. Reading stops after the event 0.3 marks `final` (or
+ * a message), also when the server keeps the connection open. SSE ids are not passed on: 0.3
+ * defines no replay, so a dropped stream is resumed with a plain resubscribe (streams.ts).
+ */
+export function v03StreamItems(res: Response, decode: (sse: SseEvent) => unknown): AsyncIterable<StreamItem> {
+  let final = false;
+  const items = streamItems(res, (sse) => {
+    const event = decode(sse);
+    final = isFinalV03Event(event);
+    return translated(() => streamEventToV10(event));
+  });
+  return (async function* () {
+    for await (const { event } of items) {
+      yield { event };
+      if (final) return;
+    }
+  })();
+}
