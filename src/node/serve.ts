@@ -12,14 +12,14 @@ import type { PeerCertificate } from '../auth/authConfig.js';
 import { fromNodeCertificate } from '../auth/nodeCertificate.js';
 import { PayloadTooLargeError } from '../protocol/errors.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../server/http/httpTypes.js';
-import { LazyAbort } from '../server/lazyAbort.js';
+import { toPushStream, type PushStream, type StreamSink } from '../server/pushStream.js';
 
-/** Per request: whether to close the connection after answering, and the request's abort. */
+/** Per request: whether to close the connection after answering, and the request's abort (once asked for). */
 interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
   closeAfter: boolean;
-  abort: LazyAbort;
+  abort?: AbortController;
 }
 
 /** After refusing an oversized body, read and discard at most this much before cutting the connection. */
@@ -68,8 +68,8 @@ interface Drainable {
 }
 
 export async function serve(handler: HttpHandler & { requestHandler?: Drainable }, options: ServeOptions = {}): Promise<RunningServer> {
-  /** Open response streams and how to stop each one's producer. */
-  const streams = new Map<ServerResponse, () => void>();
+  /** Open response streams, ended by close(). */
+  const streamHost: StreamHost = { streams: new Set(), onError: options.onError };
   let closing = false;
   const serverOptions = {
     headersTimeout: options.headersTimeoutMs ?? 10_000,
@@ -96,11 +96,11 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
   server.on('clientError', answerClientError);
 
   async function respond(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const exchange: Exchange = { req, res, closeAfter: false, abort: new LazyAbort() };
+    const exchange: Exchange = { req, res, closeAfter: false };
     try {
       const out = await handler.handle(new NodeHttpRequest(exchange));
       if (closing) out.headers = { ...out.headers, connection: 'close' };
-      await writeResponse(exchange, out, streams);
+      writeResponse(exchange, out, streamHost);
     } catch (error) {
       options.onError?.(error);
       if (!res.headersSent) {
@@ -127,7 +127,7 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
     host: address.address,
     server,
     get openStreams() {
-      return streams.size;
+      return streamHost.streams.size;
     },
     async close() {
       if (closing) return;
@@ -136,10 +136,7 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Streams end with a reconnect hint so clients resubscribe elsewhere (R24).
-      for (const [res, stop] of streams) {
-        res.end('retry: 1000\n\n');
-        stop();
-      }
+      for (const stream of streamHost.streams) stream.shutdown();
       await handler.requestHandler?.drain?.(timeout);
       const timer = setTimeout(() => server.closeAllConnections(), timeout);
       await closed;
@@ -154,7 +151,6 @@ class NodeHttpRequest implements HttpRequest {
   readonly path: string;
   private readonly queryStart: number;
   private parsedQuery: URLSearchParams | undefined;
-  private watching = false;
 
   constructor(private readonly exchange: Exchange) {
     const url = exchange.req.url ?? '/';
@@ -190,14 +186,15 @@ class NodeHttpRequest implements HttpRequest {
   }
 
   get signal(): AbortSignal {
-    // Created on first use: only streams need it. A client already gone aborts at once.
-    const { req, res, abort } = this.exchange;
-    if (!this.watching) {
-      this.watching = true;
-      if (res.destroyed || req.socket.destroyed) abort.abort();
-      else res.once('close', () => abort.abort());
+    // Created on first use: few requests need it (streams do not). A client already gone aborts at once.
+    const exchange = this.exchange;
+    if (!exchange.abort) {
+      const abort = new AbortController();
+      exchange.abort = abort;
+      if (exchange.res.destroyed || exchange.req.socket.destroyed) abort.abort();
+      else exchange.res.once('close', () => abort.abort());
     }
-    return abort.signal;
+    return exchange.abort.signal;
   }
 }
 
@@ -263,7 +260,7 @@ function readBody(exchange: Exchange, limit: number): Promise<string> {
   });
 }
 
-async function writeResponse(exchange: Exchange, out: HttpResponse, streams: Map<ServerResponse, () => void>): Promise<void> {
+function writeResponse(exchange: Exchange, out: HttpResponse, host: StreamHost): void {
   const { res, closeAfter } = exchange;
   const body = out.body;
   if (body === undefined || typeof body === 'string') {
@@ -281,36 +278,99 @@ async function writeResponse(exchange: Exchange, out: HttpResponse, streams: Map
     return;
   }
   res.writeHead(out.status, out.headers);
-  const iterator = body[Symbol.asyncIterator]();
-  // Stopping a stream aborts the request signal (which wakes a producer waiting for events)
-  // and ends the iterator, so its subscriptions are released at once (R8).
-  const stop = () => {
-    exchange.abort.abort();
-    void iterator.return?.();
-  };
-  streams.set(res, stop);
-  res.once('close', stop);
-  if (res.destroyed) stop();
-  try {
-    for (;;) {
-      const { done, value } = await iterator.next();
-      if (done || res.destroyed || res.writableEnded) break;
-      // Events ready in the same turn of the event loop leave in one write (headers included).
-      if (!res.writableCorked) {
-        res.cork();
-        setImmediate(() => res.uncork());
-      }
-      if (!res.write(value)) {
-        res.uncork();
-        await drainOrClose(res);
-      }
+  new StreamedResponse(exchange, toPushStream(body), host).start();
+}
+
+/** What the host shares with its open response streams. */
+interface StreamHost {
+  /** Open response streams (shutdown ends them). */
+  streams: Set<StreamedResponse>;
+  onError: ((error: unknown) => void) | undefined;
+}
+
+/**
+ * A response stream (SSE): the body is piped into the response, with backpressure (R10): when
+ * the socket is full the body waits for 'drain'. A client that goes away closes the body, which
+ * releases its subscriptions at once (R8); the task keeps running. One object and one 'close'
+ * listener per stream: no promise, no timer, no AbortSignal (R9).
+ */
+class StreamedResponse implements StreamSink<string> {
+  private waitingForDrain = false;
+  private done = false;
+
+  constructor(
+    private readonly exchange: Exchange,
+    private readonly body: PushStream<string>,
+    private readonly host: StreamHost,
+  ) {}
+
+  start(): void {
+    const { res } = this.exchange;
+    if (res.destroyed) {
+      this.stop();
+      return;
     }
-  } finally {
-    res.off('close', stop);
-    streams.delete(res);
-    stop();
-    if (!res.writableEnded) res.end();
+    this.host.streams.add(this);
+    res.on('close', () => this.stop());
+    this.body.pipe(this);
   }
+
+  push(chunk: string): boolean {
+    const { res } = this.exchange;
+    if (this.done || res.destroyed || res.writableEnded) return false;
+    // Events ready in the same turn of the event loop leave in one write (headers included).
+    if (!res.writableCorked) {
+      res.cork();
+      setImmediate(uncork, res);
+    }
+    if (res.write(chunk)) return true;
+    res.uncork();
+    if (!this.waitingForDrain) {
+      this.waitingForDrain = true;
+      res.once('drain', () => this.onDrain());
+    }
+    return false;
+  }
+
+  end(): void {
+    this.detach();
+    if (!this.exchange.res.writableEnded) this.exchange.res.end();
+  }
+
+  fail(error: unknown): void {
+    this.detach();
+    this.host.onError?.(error);
+    this.exchange.res.destroy();
+  }
+
+  /** Graceful shutdown: the stream ends with a reconnect hint so clients resubscribe elsewhere (R24). */
+  shutdown(): void {
+    const { res } = this.exchange;
+    if (!res.writableEnded) res.end('retry: 1000\n\n');
+    this.stop();
+  }
+
+  /** The client is gone (or the server is closing): stop the body. */
+  private stop(): void {
+    if (this.done) return;
+    this.detach();
+    this.exchange.abort?.abort();
+    this.body.close();
+  }
+
+  private onDrain(): void {
+    this.waitingForDrain = false;
+    if (!this.done) this.body.resume();
+  }
+
+  private detach(): void {
+    this.done = true;
+    this.host.streams.delete(this);
+  }
+}
+
+function uncork(res: ServerResponse): void {
+  res.uncork();
 }
 
 /**
@@ -338,16 +398,4 @@ function lingerOnClose(exchange: Exchange): void {
     socket.once('end', cut);
     socket.resume();
   };
-}
-
-function drainOrClose(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.once('drain', done);
-    res.once('close', done);
-  });
 }

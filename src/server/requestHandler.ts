@@ -42,6 +42,7 @@ import { MemoryTaskStore } from './stores/memoryStore.js';
 import type { TaskRecord, TaskStore } from './stores/taskStore.js';
 import { statusTime } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
+import { onSettled, toPushStream } from './pushStream.js';
 import { readTaskStream, type StreamItem } from './taskStream.js';
 import { TaskWriter } from './taskWriter.js';
 import type { PushOptions, PushRuntime } from '../push/pushOptions.js';
@@ -187,12 +188,14 @@ export class A2ARequestHandler {
   async stream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     this.gate(op, ctx);
     const req = decodeRequest(op, params ?? {}, this.options.limits);
-    if (!this.abuse) return this.openOperationStream(op, req, ctx);
+    // Pulling consumers (gRPC, fetch bodies) end on the call's signal; piping ones close the stream.
+    if (!this.abuse) return toPushStream(await this.openOperationStream(op, req, ctx)).abortWhen(ctx);
     const tenant = req.tenant ?? '';
     this.abuse.request(ctx, tenant);
     const release = this.abuse.openStream(ctx, tenant);
     try {
-      return releasing(await this.openOperationStream(op, req, ctx), release);
+      // The stream counts against the caller's limit until it ends, fails or its consumer stops.
+      return onSettled(toPushStream(await this.openOperationStream(op, req, ctx)), release).abortWhen(ctx);
     } catch (error) {
       release();
       throw error;
@@ -232,45 +235,38 @@ export class A2ARequestHandler {
     const existing = req.message.taskId !== undefined;
     const tenant = req.tenant ?? '';
     const historyLength = req.configuration?.historyLength;
-    const shape = (task: Task) => shapeTask(task, { historyLength });
     const duplicate = await this.duplicateOf(req, { wait: false, owner: ownerOf(ctx) });
     // R4: a retried stream follows the task its first delivery started, from its current snapshot.
-    if (duplicate) return this.openStream({ tenant, taskId: duplicate.task.id, start: 'snapshot' }, ctx, shape);
+    if (duplicate) return this.openStream({ tenant, taskId: duplicate.task.id, start: 'snapshot', historyLength });
     const execution = await this.startExecution(req, ctx);
     if (existing) {
       // STREAM-03: a follow-up stream starts with the current Task, then the new events.
-      return this.openStream({ tenant, taskId: execution.taskId, start: 'snapshot' }, ctx, shape);
+      return this.openStream({ tenant, taskId: execution.taskId, start: 'snapshot', historyLength });
     }
     const first = await execution.started;
     if (first.kind === 'refused') throw first.error;
     if (first.kind === 'message') return single({ event: { message: first.message } });
     // A concurrent duplicate answers with the first delivery's task, not the id it was given.
-    if (first.record.task.id !== execution.taskId) return this.openStream({ tenant, taskId: first.record.task.id, start: 'snapshot' }, ctx, shape);
-    return this.openStream({ tenant, taskId: execution.taskId, start: 0 }, ctx, shape);
+    if (first.record.task.id !== execution.taskId) return this.openStream({ tenant, taskId: first.record.task.id, start: 'snapshot', historyLength });
+    return this.openStream({ tenant, taskId: execution.taskId, start: 0, historyLength });
   }
 
   private async subscribeToTask(req: SubscribeToTaskRequest, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     const tenant = req.tenant ?? '';
     const record = await this.requireTask(tenant, req.id, ownerOf(ctx));
-    if (ctx.lastEventId !== undefined) return this.openStream({ tenant, taskId: req.id, start: ctx.lastEventId }, ctx);
+    if (ctx.lastEventId !== undefined) return this.openStream({ tenant, taskId: req.id, start: ctx.lastEventId });
     if (isTerminalState(record.task.status.state)) {
       throw new UnsupportedOperationError(`Task ${req.id} is in a terminal state and cannot be subscribed to`, { metadata: { taskId: req.id } });
     }
-    return this.openStream({ tenant, taskId: req.id, start: 'snapshot' }, ctx);
+    return this.openStream({ tenant, taskId: req.id, start: 'snapshot' });
   }
 
-  private openStream(
-    target: { tenant: string; taskId: string; start: 'snapshot' | number },
-    ctx: CallContext,
-    shape?: (task: Task) => Task,
-  ): AsyncIterable<StreamItem> {
+  private openStream(target: { tenant: string; taskId: string; start: 'snapshot' | number; historyLength?: number | undefined }): AsyncIterable<StreamItem> {
     return readTaskStream({
       store: this.store,
       bus: this.bus,
       ...target,
-      ...(shape ? { shape } : {}),
       ...(this.options.maxStreamBuffer ? { maxBuffered: this.options.maxStreamBuffer } : {}),
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
   }
 
@@ -489,13 +485,4 @@ function textOf(parts: readonly Part[]): string {
 
 async function* single(item: StreamItem): AsyncGenerator<StreamItem> {
   yield item;
-}
-
-/** The stream, calling `release` once when it ends, fails or its consumer stops. */
-async function* releasing(items: AsyncIterable<StreamItem>, release: () => void): AsyncGenerator<StreamItem> {
-  try {
-    yield* items;
-  } finally {
-    release();
-  }
 }

@@ -2,13 +2,18 @@
  * Reads a task's event log as a live stream: optionally a Task snapshot first (SUB-01,
  * STREAM-03), then every event after it in sequence order, with gaps filled from the store,
  * never a duplicate (STREAM-05). It ends after a terminal or interrupted state (STREAM-04), when
- * the consumer stops, or when the consumer falls too far behind (R10).
+ * the consumer closes it, or fails when the consumer falls too far behind (R10).
+ *
+ * A push stream (./pushStream.ts): the bus subscription wakes it and it hands events straight
+ * to its sink, so an idle stream is this object, its subscription and an empty buffer (R9).
  */
 import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
 import type { StreamResponse, Task, TaskState } from '../protocol/types.js';
 import { InternalError } from '../protocol/errors.js';
 import type { EventBus } from './eventBus.js';
+import { PushStream, type StreamSink } from './pushStream.js';
 import type { StoredEvent, TaskStore } from './stores/taskStore.js';
+import { shapeTask } from './taskShape.js';
 
 export interface StreamItem {
   event: StreamResponse;
@@ -23,11 +28,10 @@ export interface TaskStreamOptions {
   taskId: string;
   /** 'snapshot': start with the current Task; a number: replay events after that seq. */
   start: 'snapshot' | number;
-  /** Shapes every Task the stream carries (historyLength). */
-  shape?: (task: Task) => Task;
+  /** Trims the history of every Task the stream carries (HIST rules). */
+  historyLength?: number | undefined;
   /** Most events buffered for a slow consumer before the stream is ended with an error. */
   maxBuffered?: number;
-  signal?: AbortSignal;
 }
 
 export function stateAfter(event: StreamResponse): TaskState | undefined {
@@ -36,74 +40,188 @@ export function stateAfter(event: StreamResponse): TaskState | undefined {
   return undefined;
 }
 
-export async function* readTaskStream(options: TaskStreamOptions): AsyncGenerator<StreamItem> {
-  const { store, bus, tenant, taskId } = options;
-  const maxBuffered = options.maxBuffered ?? 10_000;
-  let pending: StoredEvent[] = [];
-  let wake: (() => void) | undefined;
-  let overflow = false;
-  const onAbort = (): void => wake?.();
-  const unsubscribe = bus.subscribe(tenant, taskId, (events) => {
-    if (overflow) return;
-    for (const e of events) pending.push(e);
-    if (pending.length > maxBuffered) {
-      // Stop buffering for a consumer this far behind; it gets an error and can resubscribe.
-      overflow = true;
-      pending = [];
+export function readTaskStream(options: TaskStreamOptions): PushStream<StreamItem> {
+  return new TaskStream(options);
+}
+
+const DEFAULT_MAX_BUFFERED = 10_000;
+
+class TaskStream extends PushStream<StreamItem> {
+  private sink: StreamSink<StreamItem> | undefined;
+  private unsubscribe: (() => void) | undefined;
+  /** Events not delivered yet, from `head` on (bus deliveries, replays, gap fills). */
+  private pending: StoredEvent[] = [];
+  private head = 0;
+  /** The last seq delivered (or skipped past). */
+  private lastSeq = 0;
+  /** A resumed stream of a terminal task ends after this seq. */
+  private endSeq = Number.POSITIVE_INFINITY;
+  /** Reading the store (opening, filling a gap): delivery waits. */
+  private reading = true;
+  private paused = false;
+  private pumping = false;
+  private overflow = false;
+  private done = false;
+
+  constructor(private readonly options: TaskStreamOptions) {
+    super();
+  }
+
+  protected start(sink: StreamSink<StreamItem>): void {
+    if (this.done) return;
+    this.sink = sink;
+    const { bus, tenant, taskId } = this.options;
+    // Subscribed before the store is read, so nothing published meanwhile is missed.
+    this.unsubscribe = bus.subscribe(tenant, taskId, (events) => this.receive(events));
+    this.open().then(
+      () => this.read(),
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.pump();
+  }
+
+  close(): void {
+    if (this.done) return;
+    this.done = true;
+    this.release();
+  }
+
+  private async open(): Promise<void> {
+    const { store, tenant, taskId, start } = this.options;
+    const record = await store.get(tenant, taskId);
+    if (this.done) return;
+    if (!record) {
+      this.end();
+      return;
     }
-    wake?.();
-  });
-  options.signal?.addEventListener('abort', onAbort);
-  const shape = options.shape ?? ((task: Task) => task);
-  let endSeq = Number.POSITIVE_INFINITY;
-  try {
-    let lastSeq: number;
-    if (options.start === 'snapshot') {
-      const record = await store.get(tenant, taskId);
-      if (!record) return;
-      lastSeq = record.seq;
-      yield { event: { task: shape(record.task) }, seq: record.seq };
-      if (isTerminalState(record.task.status.state)) return;
+    if (start === 'snapshot') {
+      this.lastSeq = record.seq;
+      this.deliver({ event: { task: this.shape(record.task) }, seq: record.seq });
+      if (isTerminalState(record.task.status.state)) this.end();
     } else {
       // Resuming after Last-Event-ID (R7): replay what followed; a terminal task ends the stream
       // once its last event is delivered, instead of waiting for events that cannot come.
-      const record = await store.get(tenant, taskId);
-      if (!record) return;
-      lastSeq = Math.min(options.start, record.seq);
-      if (isTerminalState(record.task.status.state)) endSeq = record.seq;
+      this.lastSeq = Math.min(start, record.seq);
+      if (isTerminalState(record.task.status.state)) this.endSeq = record.seq;
     }
+    if (this.done) return;
     // Replay from the log whatever happened before the subscription caught up.
-    pending = [...(await store.events(tenant, taskId, lastSeq)), ...pending];
-    for (;;) {
-      if (options.signal?.aborted) return;
-      if (overflow) throw new InternalError('Stream consumer too slow; reconnect with SubscribeToTask');
-      if (pending.length === 0) {
-        if (lastSeq >= endSeq) return;
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-        continue;
-      }
-      const batch = pending;
-      pending = [];
-      for (let i = 0; i < batch.length; i++) {
-        const item = batch[i] as StoredEvent;
-        if (item.seq <= lastSeq) continue;
-        if (item.seq > lastSeq + 1) {
-          // A gap (e.g. an event published by another instance we missed): read it from the log.
-          const missing = (await store.events(tenant, taskId, lastSeq)).filter((e) => e.seq < item.seq);
-          // Events gone from the log (retention) cannot be replayed: continue after the gap.
-          if (missing[0]?.seq !== lastSeq + 1) lastSeq = item.seq - 1;
-          pending = [...missing, ...batch.slice(i), ...pending];
-          break;
-        }
-        lastSeq = item.seq;
-        yield { event: 'task' in item.event ? { task: shape(item.event.task) } : item.event, seq: item.seq };
-        const state = stateAfter(item.event);
-        if (state !== undefined && isFinalForNow(state)) return;
-      }
+    this.requeue(await store.events(tenant, taskId, this.lastSeq));
+  }
+
+  /** Bus delivery. */
+  private receive(events: StoredEvent[]): void {
+    if (this.done || this.overflow) return;
+    for (const e of events) this.pending.push(e);
+    if (this.pending.length - this.head > (this.options.maxBuffered ?? DEFAULT_MAX_BUFFERED)) {
+      // Stop buffering for a consumer this far behind; it gets an error and can resubscribe.
+      this.overflow = true;
+      this.pending = [];
+      this.head = 0;
+      this.unsubscribe?.();
+      this.unsubscribe = undefined;
     }
-  } finally {
-    unsubscribe();
-    options.signal?.removeEventListener('abort', onAbort);
+    this.pump();
+  }
+
+  /** Delivers pending events while the sink has room. */
+  private pump(): void {
+    if (this.pumping || this.reading || this.done) return;
+    this.pumping = true;
+    try {
+      while (!this.done && !this.paused && !this.reading) {
+        if (this.overflow) {
+          this.fail(new InternalError('Stream consumer too slow; reconnect with SubscribeToTask'));
+          return;
+        }
+        const item = this.pending[this.head];
+        if (!item) {
+          if (this.pending.length > 0) this.pending = [];
+          this.head = 0;
+          if (this.lastSeq >= this.endSeq) this.end();
+          return;
+        }
+        if (item.seq <= this.lastSeq) {
+          this.head++;
+          continue;
+        }
+        if (item.seq > this.lastSeq + 1) {
+          // A gap (e.g. an event published by another instance we missed): read it from the log.
+          this.fillGap(item.seq);
+          return;
+        }
+        this.head++;
+        this.lastSeq = item.seq;
+        this.deliver({ event: 'task' in item.event ? { task: this.shape(item.event.task) } : item.event, seq: item.seq });
+        const state = stateAfter(item.event);
+        if (state !== undefined && isFinalForNow(state)) this.end();
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private fillGap(before: number): void {
+    const { store, tenant, taskId } = this.options;
+    const after = this.lastSeq;
+    this.reading = true;
+    store.events(tenant, taskId, after).then(
+      (events) => {
+        if (this.done) return;
+        const missing = events.filter((e) => e.seq < before);
+        // Events gone from the log (retention) cannot be replayed: continue after the gap.
+        if (missing[0]?.seq !== after + 1) this.lastSeq = before - 1;
+        this.requeue(missing);
+        this.read();
+      },
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  /** Puts `events` before the pending ones. */
+  private requeue(events: StoredEvent[]): void {
+    this.pending = events.concat(this.head === 0 ? this.pending : this.pending.slice(this.head));
+    this.head = 0;
+  }
+
+  /** A store read is over: deliver. */
+  private read(): void {
+    this.reading = false;
+    this.pump();
+  }
+
+  private deliver(item: StreamItem): void {
+    if (!(this.sink as StreamSink<StreamItem>).push(item)) this.paused = true;
+  }
+
+  private shape(task: Task): Task {
+    const { historyLength } = this.options;
+    return historyLength === undefined ? task : shapeTask(task, { historyLength });
+  }
+
+  private end(): void {
+    if (this.done) return;
+    this.done = true;
+    this.release();
+    this.sink?.end();
+  }
+
+  private fail(error: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.release();
+    this.sink?.fail(error);
+  }
+
+  private release(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.pending = [];
+    this.head = 0;
   }
 }

@@ -19,8 +19,9 @@ import { operationByRpc } from '../../protocol/operations.js';
 import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
 import { parseJson } from '../../server/http/jsonBody.js';
-import { SSE_HEADERS, sseBody } from '../../server/http/sse.js';
+import { SSE_HEADERS, sseBody, type SseFormat } from '../../server/http/sse.js';
 import type { CallContext } from '../../server/requestHandler.js';
+import type { StreamItem } from '../../server/taskStream.js';
 import type { BindingContext } from '../bindingContext.js';
 import { isV03Streaming, streamItemToV03, streamV03, unaryV03, v03Operation } from '../compat03.js';
 import { jsonRpcErrorResponse, toJsonRpcError, type JsonRpcErrorObject, type JsonRpcId } from './errors.js';
@@ -79,12 +80,7 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
       return {
         status: 200,
         headers: { ...SSE_HEADERS, ...binding.responseHeaders(ctx) },
-        body: sseBody(items, {
-          data: (item) => `{"jsonrpc":"2.0","id":${JSON.stringify(requestId)},"result":${JSON.stringify(item.event)}}`,
-          error: (error) => jsonRpcErrorResponse(requestId, binding.report(error)),
-          heartbeatMs: binding.limits.heartbeatMs,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-        }),
+        body: sseBody(items, new JsonRpcFrames(requestId, binding), binding.limits.heartbeatMs).abortWhen(ctx),
       };
     }
     const result = await binding.handler.unary(op.name as UnaryOperationName, params, ctx);
@@ -123,14 +119,36 @@ async function handleV03(
     return {
       status: 200,
       headers: { ...SSE_HEADERS, ...binding.responseHeaders(ctx) },
-      body: sseBody(items, {
-        data: (item) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(streamItemToV03(item.event))}}`,
-        error: (error) => JSON.stringify({ jsonrpc: '2.0', id, error: errorToV03(binding.report(error)) }),
-        heartbeatMs: binding.limits.heartbeatMs,
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-      }),
+      body: sseBody(items, new JsonRpcFramesV03(id, binding), binding.limits.heartbeatMs).abortWhen(ctx),
     };
   }
   const result = await unaryV03(binding, { method, params }, ctx);
   return reply(200, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`, binding.responseHeaders(ctx));
+}
+
+/** RPC-07: each SSE `data:` is a full JSON-RPC response carrying the request id (a class: no closures per stream). */
+class JsonRpcFrames implements SseFormat {
+  constructor(
+    protected readonly id: JsonRpcId,
+    protected readonly binding: BindingContext,
+  ) {}
+
+  data(item: StreamItem): string {
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(this.id)},"result":${JSON.stringify(item.event)}}`;
+  }
+
+  error(error: unknown): string {
+    return jsonRpcErrorResponse(this.id, this.binding.report(error));
+  }
+}
+
+/** The same in the 0.3 dialect: 0.3 stream results, 0.3 error objects. */
+class JsonRpcFramesV03 extends JsonRpcFrames {
+  override data(item: StreamItem): string {
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(this.id)},"result":${JSON.stringify(streamItemToV03(item.event))}}`;
+  }
+
+  override error(error: unknown): string {
+    return JSON.stringify({ jsonrpc: '2.0', id: this.id, error: errorToV03(this.binding.report(error)) });
+  }
 }

@@ -9,7 +9,8 @@ import { OPERATIONS } from '../../protocol/operations.js';
 import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
 import { parseJson } from '../../server/http/jsonBody.js';
-import { SSE_HEADERS, sseBody } from '../../server/http/sse.js';
+import { SSE_HEADERS, sseBody, type SseFormat } from '../../server/http/sse.js';
+import type { StreamItem } from '../../server/taskStream.js';
 import type { BindingContext } from '../bindingContext.js';
 import { toRestError } from './errors.js';
 import { matchRoute, type RestRoute } from './routes.js';
@@ -69,18 +70,26 @@ export async function handleRest(req: HttpRequest, path: string, binding: Bindin
       return {
         status: 200,
         headers: { ...SSE_HEADERS, ...binding.responseHeaders(ctx) },
-        body: sseBody(items, {
-          data: (item) => JSON.stringify(item.event),
-          error: (error) => JSON.stringify(toRestError(binding.report(error)).body),
-          heartbeatMs: binding.limits.heartbeatMs,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-        }),
+        body: sseBody(items, new RestFrames(binding), binding.limits.heartbeatMs).abortWhen(ctx),
       };
     }
     const result = await binding.handler.unary(match.route.op as UnaryOperationName, params, ctx);
     return { status: 200, headers: { ...JSON_HEADERS, ...binding.responseHeaders(ctx) }, body: JSON.stringify(result) };
   } catch (error) {
     return errorResponse(binding.report(error));
+  }
+}
+
+/** REST-08: each SSE `data:` is a bare StreamResponse; a mid-stream error is a google.rpc.Status body. */
+class RestFrames implements SseFormat {
+  constructor(private readonly binding: BindingContext) {}
+
+  data(item: StreamItem): string {
+    return JSON.stringify(item.event);
+  }
+
+  error(error: unknown): string {
+    return JSON.stringify(toRestError(this.binding.report(error)).body);
   }
 }
 

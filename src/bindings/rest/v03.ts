@@ -71,12 +71,14 @@ export async function handleRestV03(req: HttpRequest, path: string, binding: Bin
       return {
         status: 200,
         headers: { ...SSE_HEADERS, ...binding.responseHeaders(ctx) },
-        body: sseBody(items, {
-          data: (item) => JSON.stringify(streamEventToProto03(streamItemToV03(item.event))),
-          error: (error) => JSON.stringify(restErrorToV03(binding.report(error)).body),
-          heartbeatMs: binding.limits.heartbeatMs,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-        }),
+        body: sseBody(
+          items,
+          {
+            data: (item) => JSON.stringify(streamEventToProto03(streamItemToV03(item.event))),
+            error: (error) => JSON.stringify(restErrorToV03(binding.report(error)).body),
+          },
+          binding.limits.heartbeatMs,
+        ).abortWhen(ctx),
       };
     }
     const result = await unaryV03(binding, call, ctx);

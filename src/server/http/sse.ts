@@ -2,8 +2,14 @@
  * Server-Sent Events framing (SSE rules): one event per A2A event, `id:` carrying the task
  * log sequence number (R7), JSON on one line, heartbeat comments while idle, and an error
  * event in the binding's format when the stream fails midway (B9).
+ *
+ * The body is a push stream of frames (../pushStream.ts): the Node host pipes it straight into
+ * the response; other hosts iterate it (a WHATWG Response body). Heartbeats come from one shared
+ * clock per period (./heartbeat.ts), not a timer per stream (R9).
  */
+import { PushStream, toPushStream, type StreamSink } from '../pushStream.js';
 import type { StreamItem } from '../taskStream.js';
+import { heartbeatClock, type HeartbeatClock, type Heartbeating } from './heartbeat.js';
 
 export const SSE_HEADERS: Record<string, string> = {
   'content-type': 'text/event-stream',
@@ -11,76 +17,110 @@ export const SSE_HEADERS: Record<string, string> = {
   'x-accel-buffering': 'no',
 };
 
-export interface SseOptions {
+/** How a binding writes its events (an object per stream, e.g. holding the JSON-RPC id). */
+export interface SseFormat {
   /** Formats one event's `data:` JSON. */
-  data: (item: StreamItem) => string;
+  data(item: StreamItem): string;
   /** Formats the `data:` JSON of a mid-stream error. */
-  error: (error: unknown) => string;
-  heartbeatMs: number;
-  signal?: AbortSignal;
+  error(error: unknown): string;
 }
+
+const HEARTBEAT = ': keep-alive\n\n';
 
 export function sseEvent(data: string, id?: number): string {
   return id === undefined ? `data: ${data}\n\n` : `id: ${id}\ndata: ${data}\n\n`;
 }
 
-export async function* sseBody(items: AsyncIterable<StreamItem>, options: SseOptions): AsyncGenerator<string> {
-  const iterator = items[Symbol.asyncIterator]();
-  // The next item, a failure, or a heartbeat wakes the loop. Each next() gets one handler and each
-  // wait a fresh promise, so nothing accumulates on a long-lived promise (no Promise.race: its
-  // reactions on an unsettled heartbeat promise would grow with every event).
-  let ready: IteratorResult<StreamItem> | undefined;
-  let failure: { error: unknown } | undefined;
-  let inFlight = false;
-  let beat = false;
-  let wake: (() => void) | undefined;
-  const signal = () => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
-  const onItem = (r: IteratorResult<StreamItem>) => {
-    inFlight = false;
-    ready = r;
-    signal();
-  };
-  const onError = (error: unknown) => {
-    inFlight = false;
-    failure = { error };
-    signal();
-  };
-  // One timer per stream, pushed back after every event (cheaper than a timer per event).
-  const timer = setTimeout(() => {
-    beat = true;
-    signal();
-  }, options.heartbeatMs);
-  try {
-    for (;;) {
-      if (!inFlight && !ready) {
-        inFlight = true;
-        iterator.next().then(onItem, onError);
-      }
-      if (!ready && !failure && !beat) await new Promise<void>((resolve) => (wake = resolve));
-      if (failure) throw failure.error;
-      const result = ready;
-      if (result) {
-        ready = undefined;
-        if (result.done) return;
-        beat = false;
-        timer.refresh();
-        yield sseEvent(options.data(result.value), result.value.seq);
-      } else if (beat) {
-        beat = false;
-        timer.refresh();
-        yield ': keep-alive\n\n';
-      }
+/** The SSE body of a stream of items: frames in `format`, a heartbeat every `heartbeatMs` of silence. */
+export function sseBody(items: AsyncIterable<StreamItem>, format: SseFormat, heartbeatMs: number): PushStream<string> {
+  return new SseStream(toPushStream(items), format, heartbeatClock(heartbeatMs));
+}
+
+class SseStream extends PushStream<string> implements StreamSink<StreamItem>, Heartbeating {
+  lastActive = 0;
+  private sink: StreamSink<string> | undefined;
+  /** The consumer said it is full: no heartbeats until it resumes (events wait in the source). */
+  private full = false;
+  private done = false;
+
+  constructor(
+    private readonly source: PushStream<StreamItem>,
+    private readonly format: SseFormat,
+    private readonly clock: HeartbeatClock,
+  ) {
+    super();
+  }
+
+  protected start(sink: StreamSink<string>): void {
+    if (this.done) return;
+    this.sink = sink;
+    this.clock.add(this);
+    this.source.pipe(this);
+  }
+
+  resume(): void {
+    this.full = false;
+    this.source.resume();
+  }
+
+  close(): void {
+    if (this.done) return;
+    this.finish();
+    this.source.close();
+  }
+
+  // ------------------------------------------------ the item source's sink
+
+  push(item: StreamItem): boolean {
+    let frame: string;
+    try {
+      frame = sseEvent(this.format.data(item), item.seq);
+    } catch (error) {
+      // An event that cannot be written ends the stream like any mid-stream failure.
+      this.source.close();
+      this.fail(error);
+      return false;
     }
-  } catch (error) {
+    this.lastActive = this.clock.ticks;
+    return this.write(frame);
+  }
+
+  end(): void {
+    if (this.done) return;
+    this.finish();
+    this.sink?.end();
+  }
+
+  fail(error: unknown): void {
+    if (this.done) return;
+    this.finish();
+    const sink = this.sink as StreamSink<string>;
+    let frame: string;
+    try {
+      frame = sseEvent(this.format.error(error));
+    } catch (formatError) {
+      sink.fail(formatError);
+      return;
+    }
     // `event: error` marks it for clients that dispatch on event type (the official SDK does).
-    yield `event: error\n${sseEvent(options.error(error))}`;
-  } finally {
-    clearTimeout(timer);
-    // Stop the producer (frees its bus subscription) without waiting on a pending next().
-    void iterator.return?.();
+    sink.push(`event: error\n${frame}`);
+    sink.end();
+  }
+
+  // ------------------------------------------------ the clock's member
+
+  beat(): void {
+    if (!this.full && !this.done) this.write(HEARTBEAT);
+  }
+
+  private write(frame: string): boolean {
+    const room = (this.sink as StreamSink<string>).push(frame);
+    if (!room) this.full = true;
+    return room;
+  }
+
+  private finish(): void {
+    this.done = true;
+    this.clock.delete(this);
   }
 }
