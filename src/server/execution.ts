@@ -88,7 +88,7 @@ export class Execution implements TaskUpdater {
         // It may have waited for a previous run that ended the task: then it is refused (LIFE-03).
         const message = context.message;
         const claim = this.input.claim;
-        const { record } = await this.input.writer.update(context.tenant, this.taskId, (r) =>
+        const { record } = await this.input.writer.update({ tenant: context.tenant, taskId: this.taskId }, (r) =>
           isTerminalState(r.task.status.state) ? undefined : { task: appendUserMessage(r.task, message), events: [], ...(claim ? { claim } : {}) },
         );
         this.record = record;
@@ -285,7 +285,7 @@ export class Execution implements TaskUpdater {
   /** Writes a change; a status change to a terminal or interrupted state settles the run. */
   private async write(change: (task: Task) => { task: Task; events: StreamResponse[] }, isStatus: boolean): Promise<void> {
     await this.ensureTask();
-    const { record } = await this.input.writer.update(this.input.context.tenant, this.taskId, (r) =>
+    const { record } = await this.input.writer.update({ tenant: this.input.context.tenant, taskId: this.taskId, known: this.record }, (r) =>
       // LIFE-02: nothing leaves a terminal state; late updates (after a cancel) are dropped.
       isTerminalState(r.task.status.state) ? undefined : change(r.task),
     );

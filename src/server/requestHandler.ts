@@ -43,6 +43,7 @@ import type { TaskRecord, TaskStore } from './stores/taskStore.js';
 import { statusTime } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
 import { readTaskStream, type StreamItem } from './taskStream.js';
+import { timeOrderedId } from './timeOrderedId.js';
 import { TaskWriter } from './taskWriter.js';
 import type { PushOptions, PushRuntime } from '../push/pushOptions.js';
 import type { Principal } from '../auth/principal.js';
@@ -74,6 +75,7 @@ export interface RequestHandlerOptions {
   bus?: EventBus;
   /** The card returned by GetExtendedAgentCard (XCARD rules). */
   extendedAgentCard?: AgentCard | ((ctx: CallContext) => AgentCard | Promise<AgentCard>);
+  /** Ids of new tasks, contexts, messages and artifacts (default: time-ordered UUIDv7, timeOrderedId.ts). */
   newId?: () => string;
   limits?: DecodeLimits;
   /** Most events buffered for one slow stream consumer (R10). */
@@ -118,7 +120,7 @@ export class A2ARequestHandler {
     this.executor = options.executor;
     this.store = options.store ?? new MemoryTaskStore();
     this.bus = options.bus ?? new LocalEventBus();
-    this.newId = options.newId ?? (() => crypto.randomUUID());
+    this.newId = options.newId ?? timeOrderedId;
     this.push = this.agentCard.capabilities.pushNotifications === true ? this.startPush(options) : undefined;
     this.abuse = options.abuseLimits ? new AbuseLimits(options.abuseLimits) : undefined;
     this.runner = new TaskRunner({
