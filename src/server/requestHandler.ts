@@ -178,7 +178,7 @@ export class A2ARequestHandler {
       default:
         // The four push config operations; gate() refused them unless push is declared.
         if (!this.push) throw new PushNotificationNotSupportedError();
-        return (await this.push.configs.operation(op, req, ownerOf(ctx))) as OperationResponses[K];
+        return (await this.push.configs.operation(op, req, { owner: ownerOf(ctx), protocolVersion: ctx.protocolVersion })) as OperationResponses[K];
     }
   }
 
@@ -379,7 +379,7 @@ export class A2ARequestHandler {
     }
     const taskId = message.taskId ?? this.newId();
     const inline = req.configuration?.taskPushNotificationConfig;
-    const pushConfig = inline && this.push ? await this.push.configs.inline(inline, { tenant, taskId, existing: existing !== undefined }) : undefined;
+    const pushConfig = inline && this.push ? await this.push.configs.inline(inline, { tenant, taskId, existing: existing !== undefined, protocolVersion: ctx.protocolVersion }) : undefined;
     const controller = new LazyAbort();
     const stored = { ...message, taskId, contextId };
     const execution = new Execution({
