@@ -126,8 +126,9 @@ export class Execution implements TaskUpdater {
       // The agent returned without answering: record that as a failed task, never hang.
       await this.safely(() => this.fail('The agent returned without a response'));
     }
-    if (this.record) {
+    if (this.record && !isTerminalState(this.record.task.status.state)) {
       // Others may have written since our last write (a cancel, say): answer with the latest.
+      // A terminal task never changes again (LIFE-02), so the record we wrote is the latest.
       const { tenant } = this.input.context;
       this.record = (await this.input.writer.store.get(tenant, this.taskId).catch(() => undefined)) ?? this.record;
     }

@@ -78,7 +78,8 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       assert.equal(listed.configs.length, 1);
       assert.equal(listed.configs[0]?.id, 'c03');
       assert.ok(!('dialect' in (listed.configs[0] as object)), JSON.stringify(listed.configs[0]));
-      const got = await client.getTaskPushNotificationConfig({ id: task.id, pushNotificationConfigId: 'c03' });
+      // The SDK's Client types this as TaskIdParams, but sends the config id along (0.3 GetTaskPushNotificationConfigParams).
+      const got = await client.getTaskPushNotificationConfig({ id: task.id, pushNotificationConfigId: 'c03' } as Sdk.TaskIdParams);
       assert.ok(!('dialect' in got.pushNotificationConfig), JSON.stringify(got));
     });
   });
