@@ -6,14 +6,17 @@
  * dispatchers (instances) may share a store: claims are exclusive until their lock expires.
  */
 import { guardedFetch } from '../net/guardedFetch.js';
+import type { Task } from '../protocol/types.js';
 import { SsrfBlockedError, type SsrfOptions } from '../net/ssrfGuard.js';
 import type { DeliveryKey, PushDelivery, PushStore } from '../server/stores/pushStore.js';
 import type { CredentialBox } from './credentialBox.js';
 import { decide, DEFAULT_RETRY_POLICY, type AttemptResult, type RetryPolicy, type Verdict } from './deliveryPolicy.js';
-import { deliveryHeaders } from './deliveryRequest.js';
+import { deliveryRequest } from './deliveryRequest.js';
 
 export interface DispatcherOptions {
   store: PushStore;
+  /** The task as it is now: the payload of configs registered over A2A 0.3 (deliveryRequest.ts). */
+  readTask?: (tenant: string, taskId: string) => Promise<Task | undefined>;
   box: CredentialBox;
   ssrf: SsrfOptions;
   retry?: Partial<RetryPolicy>;
@@ -161,8 +164,9 @@ export class PushDispatcher {
   }
 
   private async send(delivery: PushDelivery, config: PushDelivery['config']): Promise<AttemptResult> {
-    const body = JSON.stringify(delivery.event);
-    const headers = deliveryHeaders({ delivery, config, body, signingSecrets: this.options.signingSecrets ?? [] });
+    // A task that cannot be read now is sent as the 0.3 form of the event itself.
+    const task = config.dialect === '0.3' ? await this.options.readTask?.(delivery.tenant, delivery.taskId).catch(() => undefined) : undefined;
+    const { body, headers } = deliveryRequest({ delivery, config, task, signingSecrets: this.options.signingSecrets ?? [] });
     try {
       const res = await guardedFetch(config.url, {
         method: 'POST',

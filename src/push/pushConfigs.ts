@@ -15,7 +15,7 @@ import type {
 } from '../protocol/types.js';
 import { SsrfBlockedError, vetUrl, type SsrfOptions } from '../net/ssrfGuard.js';
 import { decodeOpaqueToken, encodeOpaqueToken } from '../server/pageToken.js';
-import type { PushStore, StoredPushConfig } from '../server/stores/pushStore.js';
+import type { PushConfigCaller, PushStore, StoredPushConfig } from '../server/stores/pushStore.js';
 import type { CredentialBox } from './credentialBox.js';
 
 export interface PushConfigLimits {
@@ -58,12 +58,12 @@ export class PushConfigService {
     this.limits = { ...DEFAULT_PUSH_CONFIG_LIMITS, ...options.limits };
   }
 
-  async create(req: TaskPushNotificationConfig, owner: string): Promise<TaskPushNotificationConfig> {
+  async create(req: TaskPushNotificationConfig, caller: PushConfigCaller): Promise<TaskPushNotificationConfig> {
     const tenant = req.tenant ?? '';
     const taskId = req.taskId ?? '';
     if (!taskId) throw invalidField('taskId', 'is required');
-    await this.options.requireTask(tenant, taskId, owner);
-    const config = this.prepare(req, { taskId, field: '' });
+    await this.options.requireTask(tenant, taskId, caller.owner);
+    const config = this.prepare(req, { taskId, field: '', protocolVersion: caller.protocolVersion });
     await this.checkRoom(tenant, config);
     await this.options.store.putPushConfig(tenant, this.options.box.seal(config));
     this.options.onConfigured?.(tenant, taskId);
@@ -71,10 +71,11 @@ export class PushConfigService {
   }
 
   /** The four operations by name: the request handler's dispatch. */
-  operation(op: string, req: unknown, owner: string): Promise<unknown> {
+  operation(op: string, req: unknown, caller: PushConfigCaller): Promise<unknown> {
+    const owner = caller.owner;
     switch (op) {
       case 'createTaskPushNotificationConfig':
-        return this.create(req as TaskPushNotificationConfig, owner);
+        return this.create(req as TaskPushNotificationConfig, caller);
       case 'getTaskPushNotificationConfig':
         return this.get(req as GetTaskPushNotificationConfigRequest, owner);
       case 'listTaskPushNotificationConfigs':
@@ -90,8 +91,11 @@ export class PushConfigService {
    * PUSH-09: the inline config of SendMessage, validated. A new task gets it in the transaction
    * that creates it (returned); an existing task gets it now, before the message is processed.
    */
-  async inline(config: TaskPushNotificationConfig, target: { tenant: string; taskId: string; existing: boolean }): Promise<StoredPushConfig | undefined> {
-    const prepared = this.prepareInline(config, target.taskId);
+  async inline(
+    config: TaskPushNotificationConfig,
+    target: { tenant: string; taskId: string; existing: boolean; protocolVersion?: string },
+  ): Promise<StoredPushConfig | undefined> {
+    const prepared = this.prepareInline(config, target);
     if (target.existing) {
       await this.attach(target.tenant, prepared);
       return undefined;
@@ -102,8 +106,8 @@ export class PushConfigService {
   }
 
   /** Validates the inline config of SendMessage for the task it will belong to. */
-  prepareInline(config: TaskPushNotificationConfig, taskId: string): StoredPushConfig {
-    return this.options.box.seal(this.prepare(config, { taskId, field: 'configuration.taskPushNotificationConfig.' }));
+  prepareInline(config: TaskPushNotificationConfig, target: { taskId: string; protocolVersion?: string | undefined }): StoredPushConfig {
+    return this.options.box.seal(this.prepare(config, { ...target, field: 'configuration.taskPushNotificationConfig.' }));
   }
 
   /** Registers an inline config on an existing task (a follow-up message carrying one). */
@@ -143,7 +147,7 @@ export class PushConfigService {
     return {};
   }
 
-  private prepare(input: TaskPushNotificationConfig, target: { taskId: string; field: string }): StoredPushConfig {
+  private prepare(input: TaskPushNotificationConfig, target: { taskId: string; field: string; protocolVersion?: string | undefined }): StoredPushConfig {
     const f = target.field;
     const l = this.limits;
     if (input.url.length > l.maxUrlLength) throw invalidField(`${f}url`, `is longer than ${l.maxUrlLength} characters`);
@@ -165,6 +169,7 @@ export class PushConfigService {
     const config: StoredPushConfig = { id: input.id || this.options.newId(), taskId: target.taskId, url: input.url };
     if (input.token !== undefined && input.token !== '') config.token = input.token;
     if (auth) config.authentication = auth.credentials === undefined ? { scheme: auth.scheme } : { scheme: auth.scheme, credentials: auth.credentials };
+    if (target.protocolVersion === '0.3') config.dialect = '0.3';
     return config;
   }
 
@@ -190,6 +195,7 @@ function readToken(token: string, taskId: string): string {
   return p.i;
 }
 
-function present(config: StoredPushConfig, tenant: string): TaskPushNotificationConfig {
+function present(stored: StoredPushConfig, tenant: string): TaskPushNotificationConfig {
+  const { dialect: _dialect, ...config } = stored;
   return tenant ? { tenant, ...config } : config;
 }

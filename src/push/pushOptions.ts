@@ -74,6 +74,7 @@ export function createPushRuntime(input: PushRuntimeInput): PushRuntime {
       ? undefined
       : new PushDispatcher({
           store,
+          readTask: async (tenant, taskId) => (await input.store.get(tenant, taskId))?.task,
           box,
           ssrf,
           ...pick(options),

@@ -88,7 +88,7 @@ export class Execution implements TaskUpdater {
         // It may have waited for a previous run that ended the task: then it is refused (LIFE-03).
         const message = context.message;
         const claim = this.input.claim;
-        const { record } = await this.input.writer.update(context.tenant, this.taskId, (r) =>
+        const { record } = await this.input.writer.update({ tenant: context.tenant, taskId: this.taskId }, (r) =>
           isTerminalState(r.task.status.state) ? undefined : { task: appendUserMessage(r.task, message), events: [], ...(claim ? { claim } : {}) },
         );
         this.record = record;
@@ -126,8 +126,9 @@ export class Execution implements TaskUpdater {
       // The agent returned without answering: record that as a failed task, never hang.
       await this.safely(() => this.fail('The agent returned without a response'));
     }
-    if (this.record) {
+    if (this.record && !isTerminalState(this.record.task.status.state)) {
       // Others may have written since our last write (a cancel, say): answer with the latest.
+      // A terminal task never changes again (LIFE-02), so the record we wrote is the latest.
       const { tenant } = this.input.context;
       this.record = (await this.input.writer.store.get(tenant, this.taskId).catch(() => undefined)) ?? this.record;
     }
@@ -285,7 +286,7 @@ export class Execution implements TaskUpdater {
   /** Writes a change; a status change to a terminal or interrupted state settles the run. */
   private async write(change: (task: Task) => { task: Task; events: StreamResponse[] }, isStatus: boolean): Promise<void> {
     await this.ensureTask();
-    const { record } = await this.input.writer.update(this.input.context.tenant, this.taskId, (r) =>
+    const { record } = await this.input.writer.update({ tenant: this.input.context.tenant, taskId: this.taskId, known: this.record }, (r) =>
       // LIFE-02: nothing leaves a terminal state; late updates (after a cancel) are dropped.
       isTerminalState(r.task.status.state) ? undefined : change(r.task),
     );

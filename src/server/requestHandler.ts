@@ -44,6 +44,7 @@ import { statusTime } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
 import { onSettled, toPushStream } from './pushStream.js';
 import { readTaskStream, type StreamItem } from './taskStream.js';
+import { timeOrderedId } from './timeOrderedId.js';
 import { TaskWriter } from './taskWriter.js';
 import type { PushOptions, PushRuntime } from '../push/pushOptions.js';
 import type { Principal } from '../auth/principal.js';
@@ -75,6 +76,7 @@ export interface RequestHandlerOptions {
   bus?: EventBus;
   /** The card returned by GetExtendedAgentCard (XCARD rules). */
   extendedAgentCard?: AgentCard | ((ctx: CallContext) => AgentCard | Promise<AgentCard>);
+  /** Ids of new tasks, contexts, messages and artifacts (default: time-ordered UUIDv7, timeOrderedId.ts). */
   newId?: () => string;
   limits?: DecodeLimits;
   /** Most events buffered for one slow stream consumer (R10). */
@@ -119,7 +121,7 @@ export class A2ARequestHandler {
     this.executor = options.executor;
     this.store = options.store ?? new MemoryTaskStore();
     this.bus = options.bus ?? new LocalEventBus();
-    this.newId = options.newId ?? (() => crypto.randomUUID());
+    this.newId = options.newId ?? timeOrderedId;
     this.push = this.agentCard.capabilities.pushNotifications === true ? this.startPush(options) : undefined;
     this.abuse = options.abuseLimits ? new AbuseLimits(options.abuseLimits) : undefined;
     this.runner = new TaskRunner({
@@ -177,7 +179,7 @@ export class A2ARequestHandler {
       default:
         // The four push config operations; gate() refused them unless push is declared.
         if (!this.push) throw new PushNotificationNotSupportedError();
-        return (await this.push.configs.operation(op, req, ownerOf(ctx))) as OperationResponses[K];
+        return (await this.push.configs.operation(op, req, { owner: ownerOf(ctx), protocolVersion: ctx.protocolVersion })) as OperationResponses[K];
     }
   }
 
@@ -373,7 +375,7 @@ export class A2ARequestHandler {
     }
     const taskId = message.taskId ?? this.newId();
     const inline = req.configuration?.taskPushNotificationConfig;
-    const pushConfig = inline && this.push ? await this.push.configs.inline(inline, { tenant, taskId, existing: existing !== undefined }) : undefined;
+    const pushConfig = inline && this.push ? await this.push.configs.inline(inline, { tenant, taskId, existing: existing !== undefined, protocolVersion: ctx.protocolVersion }) : undefined;
     const controller = new LazyAbort();
     const stored = { ...message, taskId, contextId };
     const execution = new Execution({

@@ -41,15 +41,18 @@ export class TaskWriter {
   /**
    * Computes a change from the current record and writes it. `change` returning undefined means
    * "nothing to write" (for example the task is already terminal); the current record is returned.
+   * `known` is the record as the caller last wrote or read it: the first attempt computes the
+   * change from it instead of reading the store (a stale one fails the version check, and the
+   * change is recomputed from a fresh read).
    */
   update(
-    tenant: string,
-    taskId: string,
+    target: { tenant: string; taskId: string; known?: TaskRecord | undefined },
     change: (record: TaskRecord) => TaskChange | undefined,
   ): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
+    const { tenant, taskId } = target;
     return this.withLock(`${tenant}\u0000${taskId}`, async () => {
       for (let attempt = 0; ; attempt++) {
-        const record = await this.store.get(tenant, taskId);
+        const record = attempt === 0 && target.known ? target.known : await this.store.get(tenant, taskId);
         if (!record) throw new TaskNotFoundError(`Task ${taskId} not found`, { metadata: { taskId } });
         const next = change(record);
         if (!next) return { record, events: [] };

@@ -66,7 +66,8 @@ Options:
   --sign-kid KID      key id in the signature (default: the key's kid, else its JWK thumbprint)
   --sign-jku URL      JWKS URL put in the signature header, where verifiers find the public key
   --no-compat         do not serve A2A 0.3 clients (default: 0.3 requests, i.e. without
-                      A2A-Version, are translated and served; see docs/compat.md)
+                      A2A-Version, are translated and served on JSON-RPC, REST /v1 and, with
+                      --grpc-port, the 0.3 gRPC service a2a.v1.A2AService; see docs/compat.md)
   --json              print the listening URLs as one JSON line
   -h, --help          show this help
 

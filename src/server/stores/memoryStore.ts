@@ -48,7 +48,7 @@ interface MemoryLease {
 
 export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
   private readonly entries = new Map<string, Entry>();
-  private readonly messages = new Map<string, MessageRecord>();
+  private readonly messages = new Map<string, ClaimedMessage>();
   private readonly push = new MemoryOutbox();
   /** Task key → lease; empty unless the server runs with leases (nothing on the write path reads it). */
   private readonly leases = new Map<string, MemoryLease>();
@@ -187,7 +187,7 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
   }
 
   async findMessage(tenant: string, messageId: string): Promise<MessageRecord | undefined> {
-    return this.messages.get(key(tenant, messageId));
+    return this.messages.get(key(tenant, messageId))?.toRecord();
   }
 
   /** Records a message id before anything else is written; a repeat throws and writes nothing. */
@@ -195,8 +195,8 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     if (!claim) return;
     const k = key(target.tenant, claim.messageId);
     const existing = this.messages.get(k);
-    if (existing) throw new DuplicateMessageError(existing);
-    this.messages.set(k, { messageId: claim.messageId, taskId: target.taskId, fingerprint: claim.fingerprint, owner: target.owner });
+    if (existing) throw new DuplicateMessageError(existing.toRecord());
+    this.messages.set(k, new ClaimedMessage(target, claim));
   }
 
   async events(tenant: string, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
@@ -382,4 +382,16 @@ function keyOf(record: TaskRecord): { timestamp: string; id: string } {
 
 function compareRecords(a: TaskRecord, b: TaskRecord): number {
   return compareKeys(keyOf(a), keyOf(b));
+}
+
+/** A recorded message id; its fingerprint is computed only when the id is looked up again (R4). */
+class ClaimedMessage {
+  constructor(
+    private readonly target: { taskId: string; owner: string },
+    private readonly claim: MessageClaim,
+  ) {}
+
+  toRecord(): MessageRecord {
+    return { messageId: this.claim.messageId, taskId: this.target.taskId, fingerprint: this.claim.fingerprint, owner: this.target.owner };
+  }
 }

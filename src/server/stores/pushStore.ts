@@ -12,7 +12,22 @@
 import type { StreamResponse, TaskPushNotificationConfig } from '../../protocol/types.js';
 
 /** A stored config always has its id and task id; `tenant` is kept out of the JSON (it is the key). */
-export type StoredPushConfig = TaskPushNotificationConfig & { id: string; taskId: string };
+export type StoredPushConfig = TaskPushNotificationConfig & {
+  id: string;
+  taskId: string;
+  /**
+   * Set when an A2A 0.3 client registered the config: its webhook gets 0.3 payloads (the Task,
+   * `application/json`, digest §5.7) instead of 1.0 StreamResponses. Never shown in config answers.
+   */
+  dialect?: '0.3';
+};
+
+/** Who registers a push config: the task owner, and the protocol version the call came in. */
+export interface PushConfigCaller {
+  owner: string;
+  /** '0.3' when the call spoke A2A 0.3. */
+  protocolVersion?: string;
+}
 
 export interface PushConfigPage {
   configs: StoredPushConfig[];

@@ -10,6 +10,7 @@
 import { applyStatus } from '../../protocol/applyEvent.js';
 import type { StreamResponse, TaskState, TaskStatus } from '../../protocol/types.js';
 import { VersionConflictError, type TaskStore } from '../../server/stores/taskStore.js';
+import { timeOrderedId } from '../../server/timeOrderedId.js';
 
 /** States whose executor, if any, ran inside the process that stopped. */
 export const ACTIVE_STATES: readonly TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'];
@@ -37,7 +38,7 @@ export interface RecoveredTask {
 }
 
 export async function recoverInterrupted(store: TaskStore & ActiveTaskSource, options: RecoverOptions = {}): Promise<RecoveredTask[]> {
-  const newId = options.newId ?? (() => crypto.randomUUID());
+  const newId = options.newId ?? timeOrderedId;
   const now = options.now ?? (() => new Date().toISOString());
   const recovered: RecoveredTask[] = [];
   for (const { tenant, taskId } of await store.listActive()) {

@@ -6,6 +6,11 @@
  * streams, which drop what they already have and fill any gap from the store.
  * NOTIFY is delivered after commit and never replayed; a missed wake-up is covered by the stream
  * reading the log on its next event.
+ *
+ * The listening connection is kept: when it breaks (a PostgreSQL restart, a failover, an idle
+ * connection cut by a proxy) it is reopened with backoff, and every task followed here is then
+ * read from the store after the last seq this instance saw, so events written while nobody
+ * listened still reach the streams.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -19,7 +24,21 @@ export interface PostgresEventBusOptions {
   /** NOTIFY channel (default `a2a_events`, suffixed with the schema by `a2a serve`). */
   channel?: string;
   onError?: (error: unknown) => void;
+  /** First delay before reopening a broken listening connection (default 100 ms; doubles up to 5 s). */
+  reconnectDelayMs?: number;
 }
+
+/** A task followed by local streams: how many, and the last seq published to them. */
+interface Followed {
+  tenant: string;
+  taskId: string;
+  listeners: number;
+  lastSeq: number;
+}
+
+const MAX_RECONNECT_DELAY_MS = 5000;
+/** Announcements kept while the connection is down. */
+const MAX_QUEUED = 10_000;
 
 interface Announcement {
   /** Sending instance (its own announcements are ignored). */
@@ -42,6 +61,10 @@ export class PostgresEventBus implements EventBus {
   /** Announcements waiting for the NOTIFY in flight: sent together in the next one (one query at a time). */
   private queued: string[] = [];
   private sending = false;
+  private closed = false;
+  private started = false;
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly followed = new Map<string, Followed>();
 
   constructor(private readonly options: PostgresEventBusOptions) {
     this.channel = (options.channel ?? 'a2a_events').replace(/[^a-zA-Z0-9_]/g, '_').slice(0, 63);
@@ -49,29 +72,114 @@ export class PostgresEventBus implements EventBus {
 
   /** Opens the listening connection. */
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.connectionString });
-    client.on('error', (error) => this.options.onError?.(error));
+    this.client = await this.listen();
+    this.started = true;
+  }
+
+  /** Unique per instance, so tests and operators can find the listening connection in pg_stat_activity. */
+  get applicationName(): string {
+    return `a2a-listen-${this.instance}`;
+  }
+
+  private async listen(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: this.options.connectionString, application_name: this.applicationName });
+    let broken = false;
+    const onBroken = (error?: unknown) => {
+      if (broken) return;
+      broken = true;
+      if (error) this.options.onError?.(error);
+      if (this.client === client) this.client = undefined;
+      void client.end().catch(() => undefined);
+      if (!this.closed) this.scheduleReconnect(this.options.reconnectDelayMs ?? 100);
+    };
     client.on('notification', (n) => {
       if (n.channel === this.channel && n.payload) void this.onAnnouncement(n.payload);
     });
-    await client.connect();
-    await client.query(`LISTEN "${this.channel}"`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${this.channel}"`);
+    } catch (error) {
+      broken = true;
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    client.on('error', onBroken);
+    client.on('end', () => onBroken());
+    return client;
+  }
+
+  private scheduleReconnect(delay: number): void {
+    if (this.closed || this.reconnectTimer) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.reconnect(delay);
+    }, delay);
+    this.reconnectTimer.unref?.();
+  }
+
+  private async reconnect(delay: number): Promise<void> {
+    let client: pg.Client;
+    try {
+      client = await this.listen();
+    } catch (error) {
+      this.options.onError?.(error);
+      this.scheduleReconnect(Math.min(delay * 2, MAX_RECONNECT_DELAY_MS));
+      return;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.client = client;
+    if (this.queued.length > 0 && !this.sending) void this.flush();
+    // Whatever was written while nobody listened: read it from the log.
+    for (const f of [...this.followed.values()]) void this.catchUp(f.tenant, f.taskId, f.lastSeq);
   }
 
   subscribe(tenant: string, taskId: string, listener: EventListener): () => void {
-    return this.local.subscribe(tenant, taskId, listener);
+    const key = `${tenant}\u0000${taskId}`;
+    const followed = this.followed.get(key) ?? { tenant, taskId, listeners: 0, lastSeq: 0 };
+    followed.listeners++;
+    this.followed.set(key, followed);
+    const stop = this.local.subscribe(tenant, taskId, listener);
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      stop();
+      if (--followed.listeners === 0 && this.followed.get(key) === followed) this.followed.delete(key);
+    };
+  }
+
+  /** Publishes to local streams, remembering the last seq of tasks followed here. */
+  private publishLocal(tenant: string, taskId: string, events: StoredEvent[]): void {
+    const last = events[events.length - 1];
+    const followed = last ? this.followed.get(`${tenant}\u0000${taskId}`) : undefined;
+    if (followed && last && last.seq > followed.lastSeq) followed.lastSeq = last.seq;
+    this.local.publish(tenant, taskId, events);
+  }
+
+  private async catchUp(tenant: string, taskId: string, afterSeq: number): Promise<void> {
+    try {
+      const events = await this.options.store.events(tenant, taskId, afterSeq);
+      if (events.length > 0) this.publishLocal(tenant, taskId, events);
+    } catch (error) {
+      this.options.onError?.(error);
+    }
   }
 
   publish(tenant: string, taskId: string, events: StoredEvent[]): void {
-    this.local.publish(tenant, taskId, events);
+    this.publishLocal(tenant, taskId, events);
     const first = events[0];
     const last = events[events.length - 1];
-    if (!first || !last || !this.client) return;
+    if (!first || !last || !this.started || this.closed) return;
     const payload = JSON.stringify({ i: this.instance, t: tenant, k: taskId, f: first.seq, l: last.seq } satisfies Announcement);
     if (payload.length > MAX_PAYLOAD) return;
     this.queued.push(payload);
-    if (!this.sending) void this.flush();
+    // While the connection is being reopened announcements wait, within bounds: a stream that
+    // misses one still reads the log on the task's next event.
+    if (this.queued.length > MAX_QUEUED) this.queued.splice(0, this.queued.length - MAX_QUEUED);
+    if (!this.sending && this.client) void this.flush();
   }
 
   private async flush(): Promise<void> {
@@ -84,6 +192,9 @@ export class PostgresEventBus implements EventBus {
           await this.client.query('SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p', [this.channel, batch]);
         } catch (error) {
           this.options.onError?.(error);
+          // Sent again by the next publish, or once the connection is reopened.
+          this.queued = [...batch, ...this.queued].slice(-MAX_QUEUED);
+          break;
         }
       }
     } finally {
@@ -101,13 +212,16 @@ export class PostgresEventBus implements EventBus {
     if (a.i === this.instance || typeof a.t !== 'string' || typeof a.k !== 'string' || !this.local.has(a.t, a.k)) return;
     try {
       const events = (await this.options.store.events(a.t, a.k, a.f - 1)).filter((e) => e.seq <= a.l);
-      this.local.publish(a.t, a.k, events);
+      this.publishLocal(a.t, a.k, events);
     } catch (error) {
       this.options.onError?.(error);
     }
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);

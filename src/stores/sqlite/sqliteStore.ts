@@ -115,6 +115,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
     get: Statement<[string, string], TaskRow>;
     insertTask: Statement<unknown[]>;
     update: Statement<unknown[], { seq: number; owner: string }>;
+    updateSnapshot: Statement<unknown[], { seq: number; owner: string }>;
     insertEvent: Statement<[string, string, number, string]>;
     events: Statement<[string, string, number], { seq: number; event_json: string }>;
     claim: Statement<[string, string, string, string]>;
@@ -157,6 +158,11 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
                 version = version + 1, seq = seq + ?
          WHERE tenant = ? AND id = ? AND version = ? RETURNING seq, owner`,
       ),
+      // Same row, index columns untouched: SQLite then leaves the task indexes alone.
+      updateSnapshot: db.prepare(
+        `UPDATE tasks SET task_json = ?, updated_at = ?, version = version + 1, seq = seq + ?
+         WHERE tenant = ? AND id = ? AND version = ? AND state = ? AND status_ts = ? AND context_id IS ? RETURNING seq, owner`,
+      ),
       insertEvent: db.prepare('INSERT INTO events (tenant, task_id, seq, event_json) VALUES (?, ?, ?, ?)'),
       events: db.prepare('SELECT seq, event_json FROM events WHERE tenant = ? AND task_id = ? AND seq > ? ORDER BY seq'),
       claim: db.prepare('INSERT INTO messages (tenant, message_id, task_id, fingerprint) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
@@ -195,7 +201,12 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
     }).immediate;
     this.appendTx = db.transaction((input: AppendInput & { claim?: MessageClaim }, eventJson: string[]): { seq: number; owner: string } => {
       const c = taskColumns(input.task);
-      const row = this.stmt.update.get(
+      const now = new Date().toISOString();
+      const row =
+        (input.events.some((e) => 'statusUpdate' in e)
+          ? undefined
+          : this.stmt.updateSnapshot.get(c.json, now, eventJson.length, input.tenant, input.taskId, input.expectedVersion, c.state, c.statusTs, c.contextId)) ??
+        this.stmt.update.get(
         c.contextId,
         c.state,
         c.statusTs,
