@@ -18,6 +18,7 @@ import type {
   V03Artifact,
   V03Message,
   V03MessageSendParams,
+  V03Method,
   V03Part,
   V03PushNotificationConfig,
   V03StreamEvent,
@@ -448,4 +449,28 @@ export function agentCardFromProto03(input: unknown): unknown {
     out.securitySchemes = schemes;
   }
   return out;
+}
+
+/**
+ * A unary 0.3 result (JSON-RPC dialect) → the JSON of its proto response message, as 0.3 REST
+ * and 0.3 gRPC answer it; undefined for the methods whose answer is no message (delete).
+ */
+export function unaryResultToProto03(method: V03Method, result: unknown): JsonObject | undefined {
+  switch (method) {
+    case 'message/send':
+      return sendResultToProto03(result as V03Task | V03Message);
+    case 'tasks/get':
+    case 'tasks/cancel':
+      return taskToProto03(result as V03Task);
+    case 'tasks/pushNotificationConfig/set':
+    case 'tasks/pushNotificationConfig/get':
+      return taskPushConfigToProto03(result as V03TaskPushNotificationConfig);
+    case 'tasks/pushNotificationConfig/list':
+      // 0.3 has no paging: every config is in the one answer.
+      return { configs: (result as V03TaskPushNotificationConfig[]).map(taskPushConfigToProto03), nextPageToken: '' };
+    case 'agent/getAuthenticatedExtendedCard':
+      return agentCardToProto03(result as V03AgentCard);
+    default:
+      return undefined;
+  }
 }

@@ -10,28 +10,18 @@
 import type { DescMessage } from '@bufbuild/protobuf';
 import {
   agentCardFromProto03,
-  agentCardToProto03,
   pushConfigListFromProto03,
   pushCreateBodyFromProto03,
   pushCreateToProto03,
   sendParamsFromProto03,
   sendParamsToProto03,
   sendResultFromProto03,
-  sendResultToProto03,
   taskFromProto03,
   taskPushConfigFromProto03,
-  taskPushConfigToProto03,
-  taskToProto03,
+  unaryResultToProto03,
 } from '../../compat/protoJson03.js';
 import { isObj, type Obj } from '../../compat/read.js';
-import type {
-  V03AgentCard,
-  V03Message,
-  V03MessageSendParams,
-  V03Method,
-  V03Task,
-  V03TaskPushNotificationConfig,
-} from '../../compat/v03Types.js';
+import type { V03MessageSendParams, V03Method, V03TaskPushNotificationConfig } from '../../compat/v03Types.js';
 import { A2AService as A2AService03 } from '../../gen/v03/a2a_pb.js';
 import { invalidField } from '../../protocol/errors.js';
 import type { JsonObject } from '../../protocol/types.js';
@@ -125,23 +115,8 @@ export function paramsFromGrpc03(method: V03Method, json: unknown): unknown {
 
 /** A unary 0.3 result (JSON-RPC dialect) → the JSON of `method`'s response message. */
 export function resultToGrpc03(method: V03Method, result: unknown): JsonObject {
-  switch (method) {
-    case 'message/send':
-      return sendResultToProto03(result as V03Task | V03Message);
-    case 'tasks/get':
-    case 'tasks/cancel':
-      return taskToProto03(result as V03Task);
-    case 'tasks/pushNotificationConfig/set':
-    case 'tasks/pushNotificationConfig/get':
-      return taskPushConfigToProto03(result as V03TaskPushNotificationConfig);
-    case 'tasks/pushNotificationConfig/list':
-      return { configs: (result as V03TaskPushNotificationConfig[]).map(taskPushConfigToProto03) };
-    case 'agent/getAuthenticatedExtendedCard':
-      return agentCardToProto03(result as V03AgentCard);
-    default:
-      // DeleteTaskPushNotificationConfig answers google.protobuf.Empty (GRPC-05).
-      return {};
-  }
+  // DeleteTaskPushNotificationConfig answers google.protobuf.Empty (GRPC-05).
+  return unaryResultToProto03(method, result) ?? {};
 }
 
 // ---- client side: 0.3 JSON-RPC params → the request message (proto JSON), and back ----

@@ -9,16 +9,7 @@
 import { httpAuthFailure } from '../../auth/authErrors.js';
 import { restErrorToV03 } from '../../compat/errors.js';
 import { matchV03RestRoute, v03RestParams, type V03RestMatch } from '../../compat/methods.js';
-import {
-  agentCardToProto03,
-  pushCreateBodyFromProto03,
-  sendParamsFromProto03,
-  sendResultToProto03,
-  streamEventToProto03,
-  taskPushConfigToProto03,
-  taskToProto03,
-} from '../../compat/protoJson03.js';
-import type { V03AgentCard, V03Message, V03Task, V03TaskPushNotificationConfig } from '../../compat/v03Types.js';
+import { pushCreateBodyFromProto03, sendParamsFromProto03, streamEventToProto03, unaryResultToProto03 } from '../../compat/protoJson03.js';
 import { InvalidRequestError } from '../../protocol/errors.js';
 import { parseVersion, VERSION_HEADER } from '../../protocol/serviceParams.js';
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
@@ -105,20 +96,5 @@ async function requestBody(req: HttpRequest, match: V03RestMatch, binding: Bindi
 }
 
 function resultToProto(match: V03RestMatch, result: unknown): unknown {
-  switch (match.route.method) {
-    case 'message/send':
-      return sendResultToProto03(result as V03Task | V03Message);
-    case 'tasks/get':
-    case 'tasks/cancel':
-      return taskToProto03(result as V03Task);
-    case 'tasks/pushNotificationConfig/set':
-    case 'tasks/pushNotificationConfig/get':
-      return taskPushConfigToProto03(result as V03TaskPushNotificationConfig);
-    case 'tasks/pushNotificationConfig/list':
-      return { configs: (result as V03TaskPushNotificationConfig[]).map(taskPushConfigToProto03), nextPageToken: '' };
-    case 'agent/getAuthenticatedExtendedCard':
-      return agentCardToProto03(result as V03AgentCard);
-    default:
-      return result;
-  }
+  return unaryResultToProto03(match.route.method, result) ?? result;
 }
