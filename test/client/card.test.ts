@@ -11,13 +11,7 @@ import {
   cardUrlFor,
   createClient,
   resolveCard,
-  selectInterface,
-  BUILTIN_TRANSPORTS,
   type AgentCard,
-  type AgentInterface,
-  type StreamItem,
-  type TransportCall,
-  type TransportFactory,
 } from '../../src/client/index.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { hook, record, type Seen } from './helpers.js';
@@ -100,64 +94,3 @@ describe('card resolution and caching', () => {
   });
 });
 
-describe('interface selection', () => {
-  const base = (interfaces: AgentInterface[]): AgentCard => ({
-    name: 'a',
-    description: 'a',
-    version: '1',
-    capabilities: {},
-    defaultInputModes: [],
-    defaultOutputModes: [],
-    skills: [],
-    supportedInterfaces: interfaces,
-  });
-  const jsonrpc = (version = '1.0'): AgentInterface => ({ url: 'https://a.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: version });
-  const rest = (version = '1.0'): AgentInterface => ({ url: 'https://a.example/rest', protocolBinding: 'HTTP+JSON', protocolVersion: version });
-  const grpc: AgentInterface = { url: 'a.example:443', protocolBinding: 'GRPC', protocolVersion: '1.0' };
-
-  test("the server's order among supported bindings and versions (patch ignored, VER-01)", () => {
-    assert.equal(selectInterface(base([rest(), jsonrpc()]), BUILTIN_TRANSPORTS).agentInterface.protocolBinding, 'HTTP+JSON');
-    assert.equal(selectInterface(base([grpc, jsonrpc('0.3'), rest('1.0.2')]), BUILTIN_TRANSPORTS).agentInterface.protocolVersion, '1.0.2');
-    assert.equal(selectInterface(base([rest(), jsonrpc()]), BUILTIN_TRANSPORTS, ['JSONRPC']).agentInterface.protocolBinding, 'JSONRPC');
-  });
-
-  test('nothing usable: NO_COMPATIBLE_INTERFACE naming what was offered', () => {
-    assert.throws(
-      () => selectInterface(base([grpc, jsonrpc('0.2'), rest('2.0')]), BUILTIN_TRANSPORTS),
-      (e: unknown) => A2AClientError.is(e, 'NO_COMPATIBLE_INTERFACE') && /GRPC 1\.0, JSONRPC 0\.2, HTTP\+JSON 2\.0/.test(e.message),
-    );
-  });
-
-  test('a transport plugged in through options (e.g. gRPC) is used when the card prefers it', async () => {
-    const calls: TransportCall[] = [];
-    const fake: TransportFactory = {
-      binding: 'GRPC',
-      create: (agentInterface) => ({
-        async unary(call) {
-          calls.push(call);
-          return { id: (call.request as { id: string }).id, status: { state: 'TASK_STATE_WORKING' }, url: agentInterface.url } as never;
-        },
-        async stream(call) {
-          calls.push(call);
-          return (async function* (): AsyncGenerator<StreamItem> {
-            yield { event: { task: { id: 't', status: { state: 'TASK_STATE_COMPLETED' } } }, id: '1' };
-          })();
-        },
-      }),
-    };
-    const card = base([{ ...grpc, tenant: 'acme' }, jsonrpc()]);
-    const plain = await createClient(card);
-    assert.equal(plain.agentInterface.protocolBinding, 'JSONRPC', 'without the transport the card falls back');
-    const client = await createClient(card, { transports: [fake], extensions: ['urn:x'] });
-    assert.equal(client.agentInterface.protocolBinding, 'GRPC');
-    const task = await client.getTask({ id: 't1' });
-    assert.deepEqual(task, { id: 't1', status: { state: 'TASK_STATE_WORKING' }, url: 'a.example:443' });
-    const events = [];
-    for await (const e of client.subscribeToTask({ id: 't' })) events.push(e);
-    assert.equal(events.length, 1);
-    assert.deepEqual(calls.map((c) => [c.op, (c.request as { tenant?: string }).tenant, c.headers.get('a2a-version'), c.headers.get('a2a-extensions')]), [
-      ['getTask', 'acme', '1.0', 'urn:x'],
-      ['subscribeToTask', 'acme', '1.0', 'urn:x'],
-    ]);
-  });
-});
