@@ -141,6 +141,9 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
       // Keep the WAL file from staying large after a burst of writes.
       this.db.pragma('journal_size_limit = 67108864');
+      // The savepoint of each write in a group commit keeps a statement journal: in memory, not
+      // in a temporary file (that file's writes were a fifth of a SendMessage's store CPU).
+      this.db.pragma('temp_store = MEMORY');
       this.migration = options.migrate === false ? refuseOutdated(this.db) : migrateSqlite(this.db);
     } catch (error) {
       this.db.close();
