@@ -2,9 +2,11 @@
  * Rows 6-10 (selected with --rows like 1-5):
  *   6-7  gRPC SendMessage / SendStreamingMessage: ours (serveGrpc) vs the SDK's gRPC server vs a
  *        bare grpc-js server replaying our answer bytes (the "ceiling" column);
- *   8-9  JSON-RPC SendMessage -> Task on our server with SqliteTaskStore / PostgresTaskStore,
- *        as a ratio to our in-memory row 1;
- *   10   JSON-RPC GetTask on random ids among 100,000 tasks stored in SQLite, bytes per task.
+ *   8-9  JSON-RPC SendMessage -> Task on our server with SqliteTaskStore / PostgresTaskStore and
+ *        on the SDK's server with its DatabaseTaskStore on the same engine; note: each one's
+ *        ratio to its in-memory row 1;
+ *   10   JSON-RPC GetTask on random ids among 100,000 tasks stored in SQLite (ours and the SDK's),
+ *        unloaded latency, bytes per task.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -117,18 +119,65 @@ function postgresUrl(root: string): { url?: string; reason?: string } {
   return url ? { url } : { reason: `scripts/ci-postgres.sh start printed no URL: ${out.slice(0, 200)}` };
 }
 
+type StoreRole = 'ours' | 'sdk';
+const STORE_SERVERS: { role: StoreRole; script: string; label: string }[] = [
+  { role: 'ours', script: 'store', label: 'ours' },
+  { role: 'sdk', script: 'sdkStore', label: 'SDK' },
+];
+
+interface StoreRun {
+  store: 'sqlite' | 'postgres';
+  /** BENCH_* env both servers get; BENCH_SQLITE_PATH is added per server (its own file in `dir`). */
+  env: Record<string, string>;
+  dir: string;
+  timeoutMs?: number;
+}
+
+/**
+ * Our server (servers/store.ts), then the SDK's with its DatabaseTaskStore (servers/sdkStore.ts),
+ * on the same engine, one at a time: start, `use`, stop. When the SDK's server answers wrong
+ * (`use` throws), that is returned in `problems` for the row note; a wrong answer from ours aborts.
+ */
+async function eachStoreServer<T>(ctx: BenchContext, run: StoreRun, use: (t: Target) => Promise<T>): Promise<{ results: Partial<Record<StoreRole, T>>; problems: string[] }> {
+  const results: Partial<Record<StoreRole, T>> = {};
+  const problems: string[] = [];
+  for (const { role, script, label } of STORE_SERVERS) {
+    const env = run.store === 'sqlite' ? { ...run.env, BENCH_SQLITE_PATH: join(run.dir, `${role}.db`) } : run.env;
+    const t = await ctx.start(role, { script, env, name: `${role}-${run.store}`, timeoutMs: run.timeoutMs });
+    try {
+      results[role] = await use(t);
+    } catch (error) {
+      if (role === 'ours') throw error;
+      const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      console.error(`  !! ${label} store server answers wrong, not measured: ${message}`);
+      problems.push(`${label} not measured: ${message}`);
+    } finally {
+      await ctx.stop(t);
+    }
+  }
+  return { results, problems };
+}
+
+/** A temp dir for the SQLite files of one row, removed afterwards. */
+async function inTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'a2a-bench-'));
+  try {
+    return await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function storeSendRow(store: 'sqlite' | 'postgres', title: string): ExtraRow {
   const key = `rpc-task-${store}`;
   return {
     key,
     title,
-    run: async (ctx, index) => {
-      const baseline = await ctx.memoryBaseline();
-      const dir = mkdtempSync(join(os.tmpdir(), 'a2a-bench-'));
-      try {
-        let env: Record<string, string>;
-        if (store === 'sqlite') env = { BENCH_STORE: 'sqlite', BENCH_SQLITE_PATH: join(dir, 'tasks.db') };
-        else {
+    run: (ctx, index) =>
+      inTempDir(async (dir) => {
+        const memory = await ctx.memoryBaseline();
+        let env: Record<string, string> = { BENCH_STORE: 'sqlite' };
+        if (store === 'postgres') {
           const pg = postgresUrl(ctx.root);
           if (!pg.url) {
             console.error(`  skipping "${title}": ${pg.reason}`);
@@ -136,69 +185,62 @@ function storeSendRow(store: 'sqlite' | 'postgres', title: string): ExtraRow {
           }
           env = { BENCH_STORE: 'postgres', BENCH_POSTGRES_URL: pg.url };
         }
-        const t = await ctx.start('ours', { script: 'store', env, name: `ours-${store}` });
-        await ctx.sample(ctx.sendTaskRow, t, '');
-        const m = await ctx.measured(title, 'req/s', t, (d) => ctx.measureHttp(ctx.sendTaskRow, t, '', d));
-        await ctx.stop(t);
-        return { index, row: key, title, unit: 'req/s', results: { ours: m }, note: `${fmt(m.rps / baseline.rps, 2)}x in-memory (row 1: ${fmt(baseline.rps)} req/s)` };
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
+        const row = ctx.sendTaskRow;
+        const { results, problems } = await eachStoreServer(ctx, { store, env, dir }, async (t) => {
+          await ctx.sample(row, t, '');
+          return ctx.measured(title, 'req/s', t, (d) => ctx.measureHttp(row, t, '', d));
+        });
+        const shares = STORE_SERVERS.filter(({ role }) => results[role] && memory[role]).map(
+          ({ role, label }) => `${label} ${fmt(results[role]!.rps / memory[role]!.rps, 2)}x its in-memory (row 1: ${fmt(memory[role]!.rps)} req/s)`,
+        );
+        return ctx.ratios({ index, row: key, title, unit: 'req/s', results, note: [...shares, ...problems].join('; ') });
+      }),
   };
 }
 
 const sqliteGetRow: ExtraRow = {
   key: 'rpc-get-sqlite-100k',
   title: `JSON-RPC GetTask, SQLite, ${PREFILL / 1000}k tasks`,
-  run: async (ctx, index) => {
-    const title = `JSON-RPC GetTask, SQLite, ${PREFILL / 1000}k tasks`;
-    const dir = mkdtempSync(join(os.tmpdir(), 'a2a-bench-'));
-    try {
-      const t = await ctx.start('ours', {
-        script: 'store',
-        env: { BENCH_STORE: 'sqlite', BENCH_SQLITE_PATH: join(dir, 'tasks.db'), BENCH_PREFILL: String(PREFILL) },
-        name: 'ours-sqlite',
-        timeoutMs: 180_000,
-      });
-      const info = t.ready.info ?? {};
-      const tasks = info.tasks ?? NaN;
+  run: (ctx, index) =>
+    inTempDir(async (dir) => {
+      const title = sqliteGetRow.title;
       const randomId = () => prefillId(Math.floor(Math.random() * PREFILL));
       const row = ctx.getTaskRow;
-      await ctx.sample(row, t, randomId());
-      const m = await ctx.measured(title, 'req/s', t, (duration) =>
-        runHttp({
-          url: row.endpoint(t.ready),
-          headers: row.headers,
-          body: row.body('', prefillId(0)),
-          nextBody: () => row.body('', randomId()),
-          connections: ctx.connections,
-          duration,
-          verify: (b) => b.includes(row.marker) && !b.includes('"error"'),
-        }),
-      );
-      // The goal (p99 < 5 ms at 100k tasks) is about the lookup, not the queue at 64 connections.
-      const idle = await probeLatency({
-        url: row.endpoint(t.ready),
-        headers: row.headers,
-        body: () => row.body('', randomId()),
-        verify: (b) => b.includes(row.marker) && !b.includes('"error"'),
-        count: 2000,
+      const verify = (b: string) => b.includes(row.marker) && !b.includes('"error"');
+      const run: StoreRun = { store: 'sqlite', env: { BENCH_STORE: 'sqlite', BENCH_PREFILL: String(PREFILL) }, dir, timeoutMs: 180_000 };
+      const { results, problems } = await eachStoreServer(ctx, run, async (t) => {
+        await ctx.sample(row, t, randomId());
+        const m = await ctx.measured(title, 'req/s', t, (duration) =>
+          runHttp({
+            url: row.endpoint(t.ready),
+            headers: row.headers,
+            body: row.body('', prefillId(0)),
+            nextBody: () => row.body('', randomId()),
+            connections: ctx.connections,
+            duration,
+            verify,
+          }),
+        );
+        // The goal (p99 < 5 ms at 100k tasks) is about the lookup, not the queue at 64 connections.
+        const idle = await probeLatency({ url: row.endpoint(t.ready), headers: row.headers, body: () => row.body('', randomId()), verify, count: 2000 });
+        const info = t.ready.info ?? {};
+        const tasks = info.tasks ?? NaN;
+        const bytes = info.fileBytes ?? NaN;
+        return {
+          m,
+          note: `unloaded p50 ${fmt(idle.p50, 2)} ms p99 ${fmt(idle.p99, 2)} ms; ${fmt(bytes / tasks)} B/task (${fmt(bytes / 1e6, 1)} MB / ${tasks} tasks, prefill ${fmt(info.prefillSeconds ?? NaN, 1)} s)`,
+        };
       });
-      await ctx.stop(t);
-      const bytes = (info.fileBytes ?? NaN) / tasks;
-      return {
+      const notes = STORE_SERVERS.filter(({ role }) => results[role]).map(({ role, label }) => `${label}: ${results[role]!.note}`);
+      return ctx.ratios({
         index,
         row: sqliteGetRow.key,
         title,
         unit: 'req/s',
-        results: { ours: m },
-        note: `unloaded p50 ${fmt(idle.p50, 2)} ms p99 ${fmt(idle.p99, 2)} ms; random ids; ${fmt(bytes)} B/task (${fmt((info.fileBytes ?? NaN) / 1e6, 1)} MB / ${tasks} tasks, prefill ${fmt(info.prefillSeconds ?? NaN, 1)} s)`,
-      };
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  },
+        results: { ours: results.ours?.m, sdk: results.sdk?.m },
+        note: [...notes, 'random ids', ...problems].join('; '),
+      });
+    }),
 };
 
 export const EXTRA_ROWS: ExtraRow[] = [

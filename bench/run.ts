@@ -5,7 +5,7 @@
  *   npx tsx bench/run.ts [--duration 5] [--quick] [--connections 64] [--rows 1,2,5] [--retries 2] [--cpu-prof]
  *
  * Rows 1-5: HTTP (ours / sdk / ceiling), 6-7: gRPC (ours / sdk / bare grpc-js), 8-10: our server
- * on SQLite / PostgreSQL (see extraRows.ts).
+ * and the SDK's server on SQLite / PostgreSQL stores (see extraRows.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -474,8 +474,8 @@ export interface BenchContext {
   configure: typeof configure;
   measured: typeof measured;
   ratios: typeof ratios;
-  /** Our in-memory server on row 1 (JSON-RPC SendMessage -> Task): this run's figure, or measured now. */
-  memoryBaseline: () => Promise<Measurement>;
+  /** Our and the SDK's in-memory servers on row 1 (JSON-RPC SendMessage -> Task): this run's figures, or measured now. */
+  memoryBaseline: () => Promise<Partial<Record<Name, Measurement>>>;
   /** JSON-RPC row 1 / row 4 definitions, to reuse on other servers. */
   sendTaskRow: Row;
   getTaskRow: Row;
@@ -501,14 +501,18 @@ async function main(): Promise<void> {
     measured,
     ratios,
     memoryBaseline: async () => {
-      const known = report.find((r) => r.row === ROWS[0]!.key)?.results.ours;
+      const known = report.find((r) => r.row === ROWS[0]!.key)?.results;
       if (known) return known;
-      const ours = await start('ours');
-      await sample(ROWS[0]!, ours, '');
-      const m = await measured(`${ROWS[0]!.title} (in-memory baseline)`, 'req/s', ours, (d) => measure(ROWS[0]!, ours, '', d));
-      report.push(ratios({ index: 1, row: ROWS[0]!.key, title: ROWS[0]!.title, unit: 'req/s', results: { ours: m } }));
-      await stop(ours);
-      return m;
+      const row = ROWS[0]!;
+      const result: RowResult = { index: 1, row: row.key, title: row.title, unit: 'req/s', results: {} };
+      for (const role of ['ours', 'sdk'] as const) {
+        const t = await start(role);
+        await sample(row, t, '');
+        result.results[role] = await measured(`${row.title} (in-memory baseline)`, 'req/s', t, (d) => measure(row, t, '', d));
+        await stop(t);
+      }
+      report.push(ratios(result));
+      return result.results;
     },
     sendTaskRow: ROWS[0]!,
     getTaskRow: ROWS[3]!,

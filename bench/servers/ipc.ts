@@ -8,7 +8,7 @@ export interface Ready {
   jsonrpc: string;
   /** Absolute URL of the REST base (no trailing slash). */
   rest: string;
-  /** Extra figures a server reports (servers/store.ts: prefill size and time). */
+  /** Extra figures a server reports (servers/store.ts, sdkStore.ts: prefill size and time). */
   info?: Record<string, number>;
 }
 
@@ -53,5 +53,8 @@ export interface GrpcCannedConfig {
   stream: string[];
 }
 
-/** Id of the i-th task servers/store.ts pre-fills (UUID-shaped, like real ids). */
-export const prefillId = (i: number): string => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+const numbered = (group: string, i: number): string => `00000000-0000-4000-${group}-${i.toString(16).padStart(12, '0')}`;
+/** Id of the i-th task servers/store.ts and servers/sdkStore.ts pre-fill (UUID-shaped, like real ids). */
+export const prefillId = (i: number): string => numbered('8000', i);
+/** Its context id (UUID-shaped too: the SDK's context_id column is varchar(36)). */
+export const prefillContextId = (i: number): string => numbered('9000', i);

@@ -1,5 +1,6 @@
 /**
- * Our server (serveAgent + demo agent, like servers/ours.ts) on a durable store, from dist/:
+ * Our server (serveAgent + demo agent, like servers/ours.ts) on a durable store, from dist/;
+ * configured by env (servers/durable.ts):
  *
  *   BENCH_STORE=sqlite   BENCH_SQLITE_PATH=/tmp/x.db [BENCH_PREFILL=100000]
  *   BENCH_STORE=postgres BENCH_POSTGRES_URL=postgres://…   (tables in a throwaway schema, dropped on exit)
@@ -8,35 +9,34 @@
  * copies (new ids) of the rows a real "hi" SendMessage leaves — task snapshot, its events, its
  * message id claim — with ids `prefillId(i)`. Ready.info then carries the file size.
  */
-import { statSync } from 'node:fs';
 import type * as Demo from '../../src/cli/agents/demo.js';
 import type * as ServeAgent from '../../src/node/serveAgent.js';
 import type * as Sqlite from '../../src/stores/sqlite/sqliteStore.js';
 import type * as Postgres from '../../src/stores/postgres/postgresStore.js';
 import type { TaskStore } from '../../src/server/stores/taskStore.js';
-import { exitWithParent, prefillId, reportReady } from './ipc.js';
+import type { StreamResponse, Task } from '../../src/protocol/types.js';
+import { prefill, sendHi, sqliteFileBytes, storeEnv } from './durable.js';
+import { exitWithParent, reportReady } from './ipc.js';
 
 const dist = (path: string) => new URL(`../../dist/${path}`, import.meta.url).href;
 const { demoAgent, demoCard } = (await import(dist('cli/agents/demo.js'))) as typeof Demo;
 const { serveAgent } = (await import(dist('node/serveAgent.js'))) as typeof ServeAgent;
 
-const kind = process.env.BENCH_STORE;
+const env = storeEnv();
 let store: TaskStore;
 let sqlite: Sqlite.SqliteTaskStore | undefined;
 let cleanup = async (): Promise<void> => {};
-if (kind === 'sqlite') {
+if (env.kind === 'sqlite') {
   const { SqliteTaskStore } = (await import(dist('stores/sqlite/sqliteStore.js'))) as typeof Sqlite;
-  store = sqlite = new SqliteTaskStore({ path: process.env.BENCH_SQLITE_PATH ?? '' });
-} else if (kind === 'postgres') {
+  store = sqlite = new SqliteTaskStore({ path: env.sqlitePath });
+} else {
   const { PostgresTaskStore } = (await import(dist('stores/postgres/postgresStore.js'))) as typeof Postgres;
-  const schema = `a2a_bench_${process.pid}`;
-  const pg = await PostgresTaskStore.open({ connectionString: process.env.BENCH_POSTGRES_URL, schema });
+  const schema = env.schema('a2a_bench');
+  const pg = await PostgresTaskStore.open({ connectionString: env.postgresUrl, schema });
   store = pg;
   cleanup = async () => {
     await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
   };
-} else {
-  throw new Error(`BENCH_STORE must be sqlite or postgres, not ${kind}`);
 }
 
 const server = await serveAgent({
@@ -48,43 +48,36 @@ const server = await serveAgent({
 });
 const base = server.url;
 const jsonrpc = `${base}/a2a/jsonrpc`;
-const info: Record<string, number> = {};
+let info: Record<string, number> = {};
 
-const prefill = Number(process.env.BENCH_PREFILL ?? 0);
-if (prefill > 0) {
+if (env.prefill > 0) {
   // One real task, then its stored rows copied under new ids.
-  const res = await fetch(jsonrpc, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+  const sample = await sendHi(jsonrpc);
+  const record = await store.get('', sample.id);
+  const [created, ...rest] = await store.events('', sample.id, 0);
+  if (!record || !created || !('task' in created.event)) throw new Error('prefill: the sample task was not stored');
+  interface Copy {
+    created: Task;
+    final: Task;
+    rest: StreamResponse[];
+  }
+  info = await prefill<Copy>({
+    count: env.prefill,
+    sample,
+    stored: { created: created.event.task, final: record.task, rest: rest.map((e) => e.event) } satisfies Copy,
+    writeBatch: async (copies) => {
+      sqlite?.db.exec('BEGIN');
+      for (const { id, data } of copies) {
+        await store.create('', data.created, { claim: { messageId: `msg-${id}`, fingerprint: 'bench' } });
+        if (data.rest.length > 0) await store.append({ tenant: '', taskId: id, expectedVersion: 1, task: data.final, events: data.rest });
+      }
+      sqlite?.db.exec('COMMIT');
+    },
   });
-  const task = ((await res.json()) as { result: { task: { id: string; contextId: string } } }).result.task;
-  const record = await store.get('', task.id);
-  const events = await store.events('', task.id, 0);
-  if (!record || events.length === 0) throw new Error('prefill: the sample task was not stored');
-  const template = JSON.stringify({ final: record.task, events: events.map((e) => e.event) });
-  const started = performance.now();
-  const BATCH = 5000;
-  for (let from = 0; from < prefill; from += BATCH) {
-    sqlite?.db.exec('BEGIN');
-    for (let i = from; i < Math.min(prefill, from + BATCH); i++) {
-      const id = prefillId(i);
-      const copy = JSON.parse(template.replaceAll(task.id, id).replaceAll(task.contextId, `ctx-${id}`));
-      const [first, ...rest] = copy.events;
-      await store.create('', first.task, { claim: { messageId: `msg-${id}`, fingerprint: 'bench' } });
-      if (rest.length > 0) await store.append({ tenant: '', taskId: id, expectedVersion: 1, task: copy.final, events: rest });
-    }
-    sqlite?.db.exec('COMMIT');
-  }
-  info.prefillSeconds = (performance.now() - started) / 1000;
-  info.tasks = prefill + 1;
-  if (sqlite && process.env.BENCH_SQLITE_PATH) {
-    sqlite.db.pragma('wal_checkpoint(TRUNCATE)');
-    info.fileBytes = statSync(process.env.BENCH_SQLITE_PATH).size;
-  }
+  if (sqlite) info.fileBytes = sqliteFileBytes(sqlite.db, env.sqlitePath);
 }
 
-reportReady({ name: `ours-${kind}`, url: base, jsonrpc, rest: `${base}/a2a/rest`, info });
+reportReady({ name: `ours-${env.kind}`, url: base, jsonrpc, rest: `${base}/a2a/rest`, info });
 exitWithParent(async () => {
   await cleanup();
   await server.close();

@@ -5,24 +5,12 @@
  * 10 chunks, COMPLETED; "ask <q>" → INPUT_REQUIRED, the follow-up completes it; "slow <t>" →
  * WORKING until canceled (or `slowMs`).
  */
-import { Role, TaskState, type AgentCard, type Message, type Part } from '@a2a-js/sdk';
+import { TaskState, type AgentCard, type Message } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { A2AService, UserBuilder, grpcService } from '@a2a-js/sdk/server/grpc';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { agentMessage, status, textOf, textPart } from '../support/sdkMessages.js';
 
-const textPart = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: '' });
-const textOf = (m: Message): string => m.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('\n');
-const status = (state: TaskState, message?: Message) => ({ state, message, timestamp: new Date().toISOString() });
-const agentMessage = (text: string, contextId: string, taskId: string): Message => ({
-  messageId: crypto.randomUUID(),
-  contextId,
-  taskId,
-  role: Role.ROLE_AGENT,
-  parts: [textPart(text)],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
 
 function demoLikeAgent(slowMs: number): AgentExecutor {
   const running = new Map<string, () => void>();
