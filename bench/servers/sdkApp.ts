@@ -18,7 +18,7 @@ import {
   type TaskStore,
 } from '@a2a-js/sdk/server';
 import { UserBuilder, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
-import { agentMessage, status, textOf, textPart } from '../../test/support/sdkMessages.js';
+import { agentMessage, sdkCard, status, textOf, textPart } from '../../test/support/sdkMessages.js';
 import type { Ready } from './ipc.js';
 
 
@@ -70,20 +70,7 @@ const echoExecutor: AgentExecutor = {
 
 function card(base: string): AgentCard {
   const iface = (url: string, protocolBinding: string) => ({ url, protocolBinding, tenant: '', protocolVersion: '1.0' });
-  return {
-    name: 'SDK echo',
-    description: 'Echo agent for the benchmark',
-    supportedInterfaces: [iface(`${base}/a2a/jsonrpc`, 'JSONRPC'), iface(`${base}/a2a/rest`, 'HTTP+JSON')],
-    provider: undefined,
-    version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [],
-    signatures: [],
-  };
+  return sdkCard({ name: 'SDK echo', description: 'Echo agent for the benchmark' }, [iface(`${base}/a2a/jsonrpc`, 'JSONRPC'), iface(`${base}/a2a/rest`, 'HTTP+JSON')]);
 }
 
 export interface SdkServer {

@@ -9,7 +9,7 @@ import { TaskState, type AgentCard, type Message } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { A2AService, UserBuilder, grpcService } from '@a2a-js/sdk/server/grpc';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { agentMessage, status, textOf, textPart } from '../support/sdkMessages.js';
+import { agentMessage, sdkCard, status, textOf, textPart } from '../support/sdkMessages.js';
 
 
 function demoLikeAgent(slowMs: number): AgentExecutor {
@@ -83,20 +83,9 @@ export async function startSdkGrpcServer(options: { slowMs?: number } = {}): Pro
   const server = new Server();
   const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
   const address = `127.0.0.1:${port}`;
-  const card: AgentCard = {
-    name: 'SDK gRPC demo',
-    description: 'Official SDK agent for interop tests',
-    supportedInterfaces: [{ url: address, protocolBinding: 'GRPC', tenant: '', protocolVersion: '1.0' }],
-    provider: undefined,
-    version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [],
-    signatures: [],
-  };
+  const card = sdkCard({ name: 'SDK gRPC demo', description: 'Official SDK agent for interop tests' }, [
+    { url: address, protocolBinding: 'GRPC', tenant: '', protocolVersion: '1.0' },
+  ]);
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), demoLikeAgent(options.slowMs ?? 30_000));
   server.addService(A2AService, grpcService({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   return {

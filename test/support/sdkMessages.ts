@@ -1,5 +1,5 @@
 /** Building blocks of the official @a2a-js/sdk 1.x agents used in tests and benchmarks (its proto-shaped types). */
-import { Role, type Message, type Part, type TaskState } from '@a2a-js/sdk';
+import { Role, type AgentCard, type AgentInterface, type Message, type Part, type TaskState } from '@a2a-js/sdk';
 
 export const textPart = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: '' });
 
@@ -16,4 +16,19 @@ export const agentMessage = (text: string, contextId: string, taskId: string): M
   metadata: undefined,
   extensions: [],
   referenceTaskIds: [],
+});
+
+/** A minimal SDK agent card (streaming, no push) listing `interfaces`. */
+export const sdkCard = (about: { name: string; description: string }, interfaces: AgentInterface[]): AgentCard => ({
+  ...about,
+  supportedInterfaces: interfaces,
+  provider: undefined,
+  version: '1.0.0',
+  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+  securitySchemes: {},
+  securityRequirements: [],
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [],
+  signatures: [],
 });
