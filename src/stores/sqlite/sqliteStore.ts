@@ -205,26 +205,18 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
     this.appendTx = db.transaction((input: AppendInput & { claim?: MessageClaim }, eventJson: string[]): { seq: number; owner: string } => {
       const c = taskColumns(input.task);
       const now = new Date().toISOString();
-      const row =
-        (input.events.some((e) => 'statusUpdate' in e)
-          ? undefined
-          : this.stmt.updateSnapshot.get(c.json, now, eventJson.length, input.tenant, input.taskId, input.expectedVersion, c.state, c.statusTs, c.contextId)) ??
-        this.stmt.update.get(
-        c.contextId,
-        c.state,
-        c.statusTs,
-        c.json,
-        new Date().toISOString(),
-        eventJson.length,
-        input.tenant,
-        input.taskId,
-        input.expectedVersion,
-      );
-      if (!row) throw new VersionConflictError(input.taskId);
-      claimMessage(input.tenant, input.taskId, input.claim);
+      const { tenant, taskId, expectedVersion } = input;
+      // No status event: try the update that leaves the indexed columns (and so the indexes)
+      // alone; it matches only if they are indeed unchanged, else the full update runs.
+      const unchanged = input.events.some((e) => 'statusUpdate' in e)
+        ? undefined
+        : this.stmt.updateSnapshot.get(c.json, now, eventJson.length, tenant, taskId, expectedVersion, c.state, c.statusTs, c.contextId);
+      const row = unchanged ?? this.stmt.update.get(c.contextId, c.state, c.statusTs, c.json, now, eventJson.length, tenant, taskId, expectedVersion);
+      if (!row) throw new VersionConflictError(taskId);
+      claimMessage(tenant, taskId, input.claim);
       let seq = row.seq - eventJson.length;
-      for (const json of eventJson) this.stmt.insertEvent.run(input.tenant, input.taskId, ++seq, json);
-      enqueue({ tenant: input.tenant, taskId: input.taskId, first: row.seq - eventJson.length + 1, last: row.seq });
+      for (const json of eventJson) this.stmt.insertEvent.run(tenant, taskId, ++seq, json);
+      enqueue({ tenant, taskId, first: row.seq - eventJson.length + 1, last: row.seq });
       return row;
     }).immediate;
     // One IMMEDIATE transaction: claims of other processes wait for the write lock, then see the locks.
