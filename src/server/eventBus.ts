@@ -12,30 +12,38 @@ export interface EventBus {
   publish(tenant: string, taskId: string, events: StoredEvent[]): void;
 }
 
+/** The subscribers of one task, and the last seq handed to them. */
+interface Followers {
+  listeners: Set<EventListener>;
+  lastSeq: number;
+}
+
 export class LocalEventBus implements EventBus {
-  private readonly listeners = new Map<string, Set<EventListener>>();
+  private readonly tasks = new Map<string, Followers>();
 
   subscribe(tenant: string, taskId: string, listener: EventListener): () => void {
     const k = `${tenant}\u0000${taskId}`;
-    let set = this.listeners.get(k);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(k, set);
+    let entry = this.tasks.get(k);
+    if (!entry) {
+      entry = { listeners: new Set(), lastSeq: 0 };
+      this.tasks.set(k, entry);
     }
-    set.add(listener);
+    entry.listeners.add(listener);
     return () => {
-      const current = this.listeners.get(k);
+      const current = this.tasks.get(k);
       if (!current) return;
-      current.delete(listener);
-      if (current.size === 0) this.listeners.delete(k);
+      current.listeners.delete(listener);
+      if (current.listeners.size === 0) this.tasks.delete(k);
     };
   }
 
   publish(tenant: string, taskId: string, events: StoredEvent[]): void {
-    if (events.length === 0) return;
-    const set = this.listeners.get(`${tenant}\u0000${taskId}`);
-    if (!set) return;
-    for (const listener of [...set]) {
+    const last = events[events.length - 1];
+    if (!last) return;
+    const entry = this.tasks.get(`${tenant}\u0000${taskId}`);
+    if (!entry) return;
+    if (last.seq > entry.lastSeq) entry.lastSeq = last.seq;
+    for (const listener of [...entry.listeners]) {
       try {
         listener(events);
       } catch {
@@ -46,13 +54,21 @@ export class LocalEventBus implements EventBus {
 
   /** True when someone in this process follows the task. */
   has(tenant: string, taskId: string): boolean {
-    return this.listeners.has(`${tenant}\u0000${taskId}`);
+    return this.tasks.has(`${tenant}\u0000${taskId}`);
+  }
+
+  /** The tasks someone in this process follows, with the last seq published to them here (0: none yet). */
+  *followed(): IterableIterator<{ tenant: string; taskId: string; lastSeq: number }> {
+    for (const [k, entry] of this.tasks) {
+      const cut = k.indexOf('\u0000');
+      yield { tenant: k.slice(0, cut), taskId: k.slice(cut + 1), lastSeq: entry.lastSeq };
+    }
   }
 
   /** Number of live subscriptions, for tests of disconnect hygiene (R8). */
   get size(): number {
     let n = 0;
-    for (const set of this.listeners.values()) n += set.size;
+    for (const entry of this.tasks.values()) n += entry.listeners.size;
     return n;
   }
 }

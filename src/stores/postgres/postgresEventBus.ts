@@ -28,14 +28,6 @@ export interface PostgresEventBusOptions {
   reconnectDelayMs?: number;
 }
 
-/** A task followed by local streams: how many, and the last seq published to them. */
-interface Followed {
-  tenant: string;
-  taskId: string;
-  listeners: number;
-  lastSeq: number;
-}
-
 const MAX_RECONNECT_DELAY_MS = 5000;
 /** Announcements kept while the connection is down. */
 const MAX_QUEUED = 10_000;
@@ -64,7 +56,6 @@ export class PostgresEventBus implements EventBus {
   private closed = false;
   private started = false;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
-  private readonly followed = new Map<string, Followed>();
 
   constructor(private readonly options: PostgresEventBusOptions) {
     this.channel = (options.channel ?? 'a2a_events').replace(/[^a-zA-Z0-9_]/g, '_').slice(0, 63);
@@ -133,43 +124,24 @@ export class PostgresEventBus implements EventBus {
     this.client = client;
     if (this.queued.length > 0 && !this.sending) void this.flush();
     // Whatever was written while nobody listened: read it from the log.
-    for (const f of [...this.followed.values()]) void this.catchUp(f.tenant, f.taskId, f.lastSeq);
+    for (const f of [...this.local.followed()]) void this.catchUp(f.tenant, f.taskId, f.lastSeq);
   }
 
   subscribe(tenant: string, taskId: string, listener: EventListener): () => void {
-    const key = `${tenant}\u0000${taskId}`;
-    const followed = this.followed.get(key) ?? { tenant, taskId, listeners: 0, lastSeq: 0 };
-    followed.listeners++;
-    this.followed.set(key, followed);
-    const stop = this.local.subscribe(tenant, taskId, listener);
-    let stopped = false;
-    return () => {
-      if (stopped) return;
-      stopped = true;
-      stop();
-      if (--followed.listeners === 0 && this.followed.get(key) === followed) this.followed.delete(key);
-    };
-  }
-
-  /** Publishes to local streams, remembering the last seq of tasks followed here. */
-  private publishLocal(tenant: string, taskId: string, events: StoredEvent[]): void {
-    const last = events[events.length - 1];
-    const followed = last ? this.followed.get(`${tenant}\u0000${taskId}`) : undefined;
-    if (followed && last && last.seq > followed.lastSeq) followed.lastSeq = last.seq;
-    this.local.publish(tenant, taskId, events);
+    return this.local.subscribe(tenant, taskId, listener);
   }
 
   private async catchUp(tenant: string, taskId: string, afterSeq: number): Promise<void> {
     try {
       const events = await this.options.store.events(tenant, taskId, afterSeq);
-      if (events.length > 0) this.publishLocal(tenant, taskId, events);
+      if (events.length > 0) this.local.publish(tenant, taskId, events);
     } catch (error) {
       this.options.onError?.(error);
     }
   }
 
   publish(tenant: string, taskId: string, events: StoredEvent[]): void {
-    this.publishLocal(tenant, taskId, events);
+    this.local.publish(tenant, taskId, events);
     const first = events[0];
     const last = events[events.length - 1];
     if (!first || !last || !this.started || this.closed) return;
@@ -212,7 +184,7 @@ export class PostgresEventBus implements EventBus {
     if (a.i === this.instance || typeof a.t !== 'string' || typeof a.k !== 'string' || !this.local.has(a.t, a.k)) return;
     try {
       const events = (await this.options.store.events(a.t, a.k, a.f - 1)).filter((e) => e.seq <= a.l);
-      this.publishLocal(a.t, a.k, events);
+      this.local.publish(a.t, a.k, events);
     } catch (error) {
       this.options.onError?.(error);
     }
