@@ -43,7 +43,7 @@ import type { TaskRecord, TaskStore } from './stores/taskStore.js';
 import { statusTime } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
 import { onSettled, toPushStream } from './pushStream.js';
-import { readTaskStream, type StreamItem } from './taskStream.js';
+import { readTaskStream, singleItem, type StreamItem } from './taskStream.js';
 import { timeOrderedId } from './timeOrderedId.js';
 import { TaskWriter } from './taskWriter.js';
 import type { PushOptions, PushRuntime } from '../push/pushOptions.js';
@@ -247,7 +247,7 @@ export class A2ARequestHandler {
     }
     const first = await execution.started;
     if (first.kind === 'refused') throw first.error;
-    if (first.kind === 'message') return single({ event: { message: first.message } });
+    if (first.kind === 'message') return singleItem({ event: { message: first.message } });
     // A concurrent duplicate answers with the first delivery's task, not the id it was given.
     if (first.record.task.id !== execution.taskId) return this.openStream({ tenant, taskId: first.record.task.id, start: 'snapshot', historyLength });
     return this.openStream({ tenant, taskId: execution.taskId, start: 0, historyLength });
@@ -483,8 +483,4 @@ function textOf(parts: readonly Part[]): string {
   let text = '';
   for (const part of parts) if ('text' in part) text += (text ? '\n' : '') + part.text;
   return text;
-}
-
-async function* single(item: StreamItem): AsyncGenerator<StreamItem> {
-  yield item;
 }

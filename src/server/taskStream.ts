@@ -225,3 +225,8 @@ class TaskStream extends PushStream<StreamItem> {
     this.head = 0;
   }
 }
+
+/** A stream of exactly one item (a direct Message reply, a finished task answered once). */
+export async function* singleItem(item: StreamItem): AsyncGenerator<StreamItem> {
+  yield item;
+}

@@ -22,7 +22,7 @@ import { A2AError } from '../../protocol/errors.js';
 import { isTerminalState } from '../../protocol/taskStates.js';
 import type { AgentCard, Task } from '../../protocol/types.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
-import type { StreamItem } from '../../server/taskStream.js';
+import { singleItem, type StreamItem } from '../../server/taskStream.js';
 import { V03_SERVED_BINDINGS, streamItemToV03, streamV03, unaryV03, v03Operation } from '../compat03.js';
 import { jsonToBinary, requestToJson } from './codec.js';
 import type { GrpcStatusOverrides } from './errors.js';
@@ -80,7 +80,7 @@ async function stream03(method: Grpc03Method, { handler, request, ctx }: GrpcRpc
     return { items: await streamV03({ handler }, { method: method.method, params }, ctx), encode };
   } catch (error) {
     if (method.method !== 'tasks/resubscribe') throw error;
-    return { items: single({ event: { task: await terminalTask(handler, { params, ctx, error }) } }), encode };
+    return { items: singleItem({ event: { task: await terminalTask(handler, { params, ctx, error }) } }), encode };
   }
 }
 
@@ -96,8 +96,4 @@ async function terminalTask(handler: A2ARequestHandler, failed: { params: unknow
   const task = await handler.unary('getTask', request as { id: string }, failed.ctx);
   if (!isTerminalState(task.status.state)) throw error;
   return task;
-}
-
-async function* single(item: StreamItem): AsyncIterable<StreamItem> {
-  yield item;
 }
