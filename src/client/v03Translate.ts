@@ -59,6 +59,14 @@ export async function v03Result<K extends UnaryOperationName>(method: V03UnaryMe
 }
 
 /**
+ * One 0.3 stream event (JSON-RPC dialect) as the 1.0 event, and whether the 0.3 stream ends
+ * with it (`final`, or a message): what every 0.3 transport's stream reads.
+ */
+export function v03Event(event: unknown): { event: StreamItem['event']; final: boolean } {
+  return { event: translated(() => streamEventToV10(event)), final: isFinalV03Event(event) };
+}
+
+/**
  * The 1.0 events of a 0.3 SSE response; `decode` turns one SSE event into the 0.3 stream event
  * (JSON-RPC dialect) or throws its error. Reading stops after the event 0.3 marks `final` (or
  * a message), also when the server keeps the connection open. SSE ids are not passed on: 0.3
@@ -67,9 +75,9 @@ export async function v03Result<K extends UnaryOperationName>(method: V03UnaryMe
 export function v03StreamItems(res: Response, decode: (sse: SseEvent) => unknown): AsyncIterable<StreamItem> {
   let final = false;
   const items = streamItems(res, (sse) => {
-    const event = decode(sse);
-    final = isFinalV03Event(event);
-    return translated(() => streamEventToV10(event));
+    const read = v03Event(decode(sse));
+    final = read.final;
+    return read.event;
   });
   return (async function* () {
     for await (const { event } of items) {

@@ -12,12 +12,11 @@
  * UNIMPLEMENTED on a push method → PushNotificationNotSupported, …), else as fromGrpcError does.
  */
 import type { Client, ServiceError } from '@grpc/grpc-js';
-import { isFinalV03Event, streamEventToV10 } from '../../compat/events.js';
 import { streamEventFromProto03 } from '../../compat/protoJson03.js';
 import type { V03UnaryMethod } from '../../compat/results.js';
 import type { V03Method } from '../../compat/v03Types.js';
 import type { StreamItem, Transport, TransportCall, TransportFactory } from '../../client/transport.js';
-import { translated, v03CallOf, v03Result } from '../../client/v03Translate.js';
+import { translated, v03CallOf, v03Event, v03Result } from '../../client/v03Translate.js';
 import { errorFromDetails } from '../../protocol/errorTable.js';
 import type { A2AErrorReason } from '../../protocol/errors.js';
 import { parseVersion } from '../../protocol/serviceParams.js';
@@ -92,11 +91,11 @@ class Grpc03Transport implements Transport {
     const { messages } = await streamBytes(this.client, bytes);
     return (async function* () {
       for await (const message of messages) {
-        const event = streamEventFromProto03(decodeResponse<unknown>(rpc.output, message));
-        yield { event: translated(() => streamEventToV10(event)) };
+        const { event, final } = v03Event(streamEventFromProto03(decodeResponse<unknown>(rpc.output, message)));
+        yield { event };
         // Stop after the last event, also when the server keeps the stream open. 0.3 defines no
         // event ids: a dropped stream is resumed with a plain TaskSubscription.
-        if (isFinalV03Event(event)) return;
+        if (final) return;
       }
     })();
   }
