@@ -14,6 +14,12 @@ import { PayloadTooLargeError } from '../protocol/errors.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../server/http/httpTypes.js';
 import { toPushStream } from '../server/pushStream.js';
 import { StreamedResponse, type StreamHost } from './streamedResponse.js';
+import { INTERNAL_BODY, ResponseBatch } from './responseBatch.js';
+
+/** What the host shares with its requests: open response streams, and the batch of unary answers. */
+interface Host extends StreamHost {
+  answers: ResponseBatch;
+}
 
 /** Per request: whether to close the connection after answering, and the request's abort (once asked for). */
 interface Exchange {
@@ -70,7 +76,7 @@ interface Drainable {
 
 export async function serve(handler: HttpHandler & { requestHandler?: Drainable }, options: ServeOptions = {}): Promise<RunningServer> {
   /** Open response streams, ended by close(). */
-  const streamHost: StreamHost = { streams: new Set(), onError: options.onError };
+  const shared: Host = { streams: new Set(), onError: options.onError, answers: new ResponseBatch(options.onError) };
   let closing = false;
   const serverOptions = {
     headersTimeout: options.headersTimeoutMs ?? 10_000,
@@ -101,12 +107,12 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
     try {
       const out = await handler.handle(new NodeHttpRequest(exchange));
       if (closing) out.headers = { ...out.headers, connection: 'close' };
-      writeResponse(exchange, out, streamHost);
+      writeResponse(exchange, out, shared);
     } catch (error) {
       options.onError?.(error);
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });
-        res.end('{"error":{"code":500,"status":"INTERNAL","message":"Internal error"}}');
+        res.end(INTERNAL_BODY);
       } else {
         res.destroy();
       }
@@ -128,7 +134,7 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
     host: address.address,
     server,
     get openStreams() {
-      return streamHost.streams.size;
+      return shared.streams.size;
     },
     async close() {
       if (closing) return;
@@ -137,7 +143,7 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Streams end with a reconnect hint so clients resubscribe elsewhere (R24).
-      for (const stream of streamHost.streams) stream.shutdown();
+      for (const stream of shared.streams) stream.shutdown();
       await handler.requestHandler?.drain?.(timeout);
       const timer = setTimeout(() => server.closeAllConnections(), timeout);
       await closed;
@@ -261,7 +267,7 @@ function readBody(exchange: Exchange, limit: number): Promise<string> {
   });
 }
 
-function writeResponse(exchange: Exchange, out: HttpResponse, host: StreamHost): void {
+function writeResponse(exchange: Exchange, out: HttpResponse, host: Host): void {
   const { res, closeAfter } = exchange;
   const body = out.body;
   if (body === undefined || typeof body === 'string') {
@@ -274,8 +280,7 @@ function writeResponse(exchange: Exchange, out: HttpResponse, host: StreamHost):
       headers.push('connection', 'close');
       lingerOnClose(exchange);
     }
-    res.writeHead(out.status, headers);
-    res.end(body);
+    host.answers.add({ res, status: out.status, headers, body });
     return;
   }
   res.writeHead(out.status, out.headers);
