@@ -2,6 +2,8 @@
  * The one reducer of task state: applies a stream event to a Task and returns a new Task,
  * sharing unchanged parts (copy-on-write, never mutating its input). The server uses it to
  * keep snapshots in step with the event log; the client uses it to assemble streamed tasks.
+ * Lists grow by `concat`, which allocates exactly the length needed (a spread literal reserves
+ * room for 17 elements), since a snapshot is kept for as long as its task.
  */
 import type { Artifact, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskStatus } from './types.js';
 
@@ -16,14 +18,14 @@ export function applyEvent(task: Task, event: StreamResponse): Task {
 /** C6: the superseded status message moves into history, so nothing is shown twice. */
 export function applyStatus(task: Task, status: TaskStatus): Task {
   const previous = task.status.message;
-  const history = previous ? [...(task.history ?? []), previous] : task.history;
+  const history = previous ? (task.history ?? []).concat(previous) : task.history;
   const next: Task = { ...task, status };
   if (history) next.history = history;
   return next;
 }
 
 export function appendHistory(task: Task, message: Message): Task {
-  return { ...task, history: [...(task.history ?? []), message] };
+  return { ...task, history: (task.history ?? []).concat(message) };
 }
 
 /**
@@ -34,7 +36,7 @@ export function appendUserMessage(task: Task, message: Message): Task {
   const question = task.status.message;
   if (!question) return appendHistory(task, message);
   const { message: _moved, ...status } = task.status;
-  return { ...task, status, history: [...(task.history ?? []), question, message] };
+  return { ...task, status, history: (task.history ?? []).concat(question, message) };
 }
 
 /** STREAM-10: append adds parts to the artifact with the same id; otherwise add or replace. */
@@ -43,11 +45,11 @@ export function applyArtifact(task: Task, update: TaskArtifactUpdateEvent): Task
   const index = artifacts.findIndex((a) => a.artifactId === update.artifact.artifactId);
   let next: Artifact[];
   if (index < 0) {
-    next = [...artifacts, update.artifact];
+    next = artifacts.concat(update.artifact);
   } else {
     const existing = artifacts[index] as Artifact;
     const merged: Artifact = update.append
-      ? { ...existing, ...withoutParts(update.artifact), parts: [...existing.parts, ...update.artifact.parts] }
+      ? { ...existing, ...withoutParts(update.artifact), parts: existing.parts.concat(update.artifact.parts) }
       : update.artifact;
     next = artifacts.slice();
     next[index] = merged;

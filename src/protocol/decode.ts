@@ -145,7 +145,9 @@ class Decoder {
       case 'list': {
         if (!Array.isArray(value)) return this.fail('must be an array');
         if (value.length > this.limits.maxListLength) return this.fail(`must have at most ${this.limits.maxListLength} elements`);
-        const out: unknown[] = [];
+        // Sized up front: a decoded message is often kept (in a task's history) for its whole life.
+        const out: unknown[] = new Array(value.length);
+        let count = 0;
         for (let i = 0; i < value.length; i++) {
           const item: unknown = value[i];
           // Nothing below throws (failures are recorded), so a plain push/pop keeps the path.
@@ -157,8 +159,9 @@ class Decoder {
                 ? this.enumValue(field.enum, item)
                 : this.messageOrWkt(field.message, item);
           this.path.pop();
-          if (v !== undefined) out.push(v);
+          if (v !== undefined) out[count++] = v;
         }
+        if (count < out.length) out.length = count;
         return out;
       }
       case 'map': {

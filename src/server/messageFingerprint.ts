@@ -4,13 +4,25 @@ import type { MessageClaim } from './stores/taskStore.js';
 
 /** The claim a message makes; its fingerprint is computed only if the message is recorded (direct replies never are). */
 export function messageClaim(message: Message): MessageClaim {
-  let fingerprint: string | undefined;
-  return {
-    messageId: message.messageId,
-    get fingerprint() {
-      return (fingerprint ??= messageFingerprint(message));
-    },
-  };
+  return new LazyClaim(message);
+}
+
+/**
+ * A class, not an object literal with a getter: a getter in a literal is a new closure per
+ * object, and V8 then gives every claim its own hidden class (about 700 bytes each, kept for as
+ * long as the in-memory store keeps the claim).
+ */
+class LazyClaim implements MessageClaim {
+  readonly messageId: string;
+  private computed: string | undefined;
+
+  constructor(private readonly message: Message) {
+    this.messageId = message.messageId;
+  }
+
+  get fingerprint(): string {
+    return (this.computed ??= messageFingerprint(this.message));
+  }
 }
 
 /**

@@ -3,6 +3,7 @@
  * (snapshots are replaced, never mutated), so reads hand out shared objects without copying.
  */
 import type { StreamResponse, Task } from '../../protocol/types.js';
+import { isTerminalState } from '../../protocol/taskStates.js';
 import type { AcquireLease, Lease, LeaseStore } from './leaseStore.js';
 import type {
   ClaimOptions,
@@ -85,6 +86,8 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     entry.record = { tenant: input.tenant, owner, task: input.task, version: entry.record.version + 1, seq };
     for (const e of events) entry.log.push(e);
     if (entry.log.length > this.maxEvents) entry.log.splice(0, entry.log.length - this.maxEvents);
+    // A finished task's log grows no more: keep it at its length, not the capacity pushes reserved.
+    if (isTerminalState(input.task.status.state)) entry.log = entry.log.slice();
     this.push.enqueue({ tenant: input.tenant, taskId: input.taskId, events });
     return { record: entry.record, events };
   }
