@@ -6,6 +6,7 @@ import type { SsrfOptions } from '../net/ssrfGuard.js';
 import { isPushStore, type PushStore } from '../server/stores/pushStore.js';
 import type { StoredEvent, TaskStore } from '../server/stores/taskStore.js';
 import { isTerminalState } from '../protocol/taskStates.js';
+import { taskKey } from '../server/taskKey.js';
 import { CredentialBox } from './credentialBox.js';
 import type { RetryPolicy } from './deliveryPolicy.js';
 import { PushDispatcher, type DeliveryReport } from './dispatcher.js';
@@ -88,14 +89,14 @@ export function createPushRuntime(input: PushRuntimeInput): PushRuntime {
     newId: input.newId,
     ...(options.limits ? { limits: options.limits } : {}),
     onConfigured: (tenant, taskId) => {
-      tasks.add(`${tenant}\u0000${taskId}`);
+      tasks.add(taskKey(tenant, taskId));
       dispatcher?.wake();
     },
   });
   dispatcher?.start();
   const onWritten = dispatcher
     ? (tenant: string, taskId: string, events: StoredEvent[]) => {
-        const k = `${tenant}\u0000${taskId}`;
+        const k = taskKey(tenant, taskId);
         if (!tasks.has(k)) return;
         dispatcher.wake();
         // A finished task gets no more events: stop tracking it.

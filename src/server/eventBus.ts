@@ -4,6 +4,7 @@
  * readers fill any gap from the store, since the log, not the bus, is the truth.
  */
 import type { StoredEvent } from './stores/taskStore.js';
+import { splitTaskKey, taskKey } from './taskKey.js';
 
 export type EventListener = (events: StoredEvent[]) => void;
 
@@ -22,7 +23,7 @@ export class LocalEventBus implements EventBus {
   private readonly tasks = new Map<string, Followers>();
 
   subscribe(tenant: string, taskId: string, listener: EventListener): () => void {
-    const k = `${tenant}\u0000${taskId}`;
+    const k = taskKey(tenant, taskId);
     let entry = this.tasks.get(k);
     if (!entry) {
       entry = { listeners: new Set(), lastSeq: 0 };
@@ -40,7 +41,7 @@ export class LocalEventBus implements EventBus {
   publish(tenant: string, taskId: string, events: StoredEvent[]): void {
     const last = events[events.length - 1];
     if (!last) return;
-    const entry = this.tasks.get(`${tenant}\u0000${taskId}`);
+    const entry = this.tasks.get(taskKey(tenant, taskId));
     if (!entry) return;
     if (last.seq > entry.lastSeq) entry.lastSeq = last.seq;
     for (const listener of [...entry.listeners]) {
@@ -54,14 +55,14 @@ export class LocalEventBus implements EventBus {
 
   /** True when someone in this process follows the task. */
   has(tenant: string, taskId: string): boolean {
-    return this.tasks.has(`${tenant}\u0000${taskId}`);
+    return this.tasks.has(taskKey(tenant, taskId));
   }
 
   /** The tasks someone in this process follows, with the last seq published to them here (0: none yet). */
   *followed(): IterableIterator<{ tenant: string; taskId: string; lastSeq: number }> {
     for (const [k, entry] of this.tasks) {
-      const cut = k.indexOf('\u0000');
-      yield { tenant: k.slice(0, cut), taskId: k.slice(cut + 1), lastSeq: entry.lastSeq };
+      const { tenant, id } = splitTaskKey(k);
+      yield { tenant, taskId: id, lastSeq: entry.lastSeq };
     }
   }
 

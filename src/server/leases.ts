@@ -7,6 +7,7 @@
  * their tasks over without waiting for the TTL (R24).
  */
 import type { Lease, LeaseStore } from './stores/leaseStore.js';
+import { splitTaskKey, taskKey as key } from './taskKey.js';
 
 export interface LeaseOptions {
   store: LeaseStore;
@@ -86,7 +87,7 @@ export class LeaseKeeper {
     this.held.clear();
     await Promise.allSettled(
       held.map((k) => {
-        const [tenant = '', taskId = ''] = k.split('\u0000');
+        const { tenant, id: taskId } = splitTaskKey(k);
         return this.options.store.acquireLease({ tenant, taskId, owner: this.owner, ttlMs: 0 });
       }),
     );
@@ -126,6 +127,3 @@ export class LeaseKeeper {
   }
 }
 
-function key(tenant: string, taskId: string): string {
-  return `${tenant}\u0000${taskId}`;
-}

@@ -9,6 +9,7 @@ import type { Execution } from './execution.js';
 import type { LazyAbort } from './lazyAbort.js';
 import { LeaseKeeper, type LeaseOptions } from './leases.js';
 import type { Lease } from './stores/leaseStore.js';
+import { taskKey as keyOf } from './taskKey.js';
 
 interface Running {
   aborts: Set<LazyAbort>;
@@ -99,6 +100,3 @@ export class TaskRunner {
   }
 }
 
-function keyOf(tenant: string, taskId: string): string {
-  return `${tenant}\u0000${taskId}`;
-}

@@ -7,6 +7,7 @@ import type { StreamResponse, Task } from '../protocol/types.js';
 import type { EventBus } from './eventBus.js';
 import { VersionConflictError, type CreateOptions, type MessageClaim, type StoredEvent, type TaskRecord, type TaskStore } from './stores/taskStore.js';
 import { TaskNotFoundError } from '../protocol/errors.js';
+import { taskKey } from './taskKey.js';
 
 export interface TaskChange {
   task: Task;
@@ -50,7 +51,7 @@ export class TaskWriter {
     change: (record: TaskRecord) => TaskChange | undefined,
   ): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
     const { tenant, taskId } = target;
-    return this.withLock(`${tenant}\u0000${taskId}`, async () => {
+    return this.withLock(taskKey(tenant, taskId), async () => {
       for (let attempt = 0; ; attempt++) {
         const record = attempt === 0 && target.known ? target.known : await this.store.get(tenant, taskId);
         if (!record) throw new TaskNotFoundError(`Task ${taskId} not found`, { metadata: { taskId } });

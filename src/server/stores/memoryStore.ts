@@ -4,6 +4,7 @@
  */
 import type { StreamResponse, Task } from '../../protocol/types.js';
 import { isTerminalState } from '../../protocol/taskStates.js';
+import { taskKey as key } from '../taskKey.js';
 import type { AcquireLease, Lease, LeaseStore } from './leaseStore.js';
 import type {
   ClaimOptions,
@@ -368,9 +369,6 @@ function queueKey(k: { tenant: string; taskId: string; configId: string }): stri
   return `${k.tenant}\u0000${k.taskId}\u0000${k.configId}`;
 }
 
-function key(tenant: string, id: string): string {
-  return `${tenant}\u0000${id}`;
-}
 
 /** Newest status first, ties broken by id descending (LIST-04, C7). */
 function compareKeys(a: { timestamp: string; id: string }, b: { timestamp: string; id: string }): number {
