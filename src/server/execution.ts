@@ -8,7 +8,8 @@ import { applyArtifact, applyStatus, appendUserMessage } from '../protocol/apply
 import { UnsupportedOperationError, invalidField } from '../protocol/errors.js';
 import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
 import type { JsonObject, Message, StreamResponse, Task, TaskState } from '../protocol/types.js';
-import type { AgentExecutor, RequestContext } from './agentExecutor.js';
+import type { AgentExecutor } from './agentExecutor.js';
+import { RunContext, type RequestFields } from './runContext.js';
 import { DuplicateMessageError, type MessageClaim, type TaskRecord } from './stores/taskStore.js';
 import type { StoredPushConfig } from './stores/pushStore.js';
 import { toParts, type ArtifactOptions, type Content, type TaskUpdater } from './taskUpdater.js';
@@ -23,7 +24,7 @@ export type Outcome =
 export interface ExecutionInput {
   writer: TaskWriter;
   executor: AgentExecutor;
-  context: Omit<RequestContext, 'signal'>;
+  context: RequestFields;
   /** The existing task record when the message continues a task. */
   existing: TaskRecord | undefined;
   /** Aborted when the task is canceled or the server shuts down. */
@@ -98,13 +99,7 @@ export class Execution implements TaskUpdater {
         }
         this.resolveStarted({ kind: 'task', record: this.record });
       }
-      const ctx: RequestContext = {
-        ...context,
-        get signal() {
-          return abort.signal;
-        },
-      };
-      await this.input.executor.execute(ctx, this);
+      await this.input.executor.execute(new RunContext(context, abort), this);
     } catch (error) {
       if (error instanceof DuplicateMessageError) this.duplicateOf = error;
       if (this.duplicateOf) {
@@ -197,7 +192,7 @@ export class Execution implements TaskUpdater {
   }
 
   async submit(): Promise<void> {
-    await this.ensureTask();
+    if (!this.record) await this.ensureTask();
   }
 
   startWork(message?: Content): Promise<void> {
@@ -223,7 +218,7 @@ export class Execution implements TaskUpdater {
   }
 
   async setStatus(state: TaskState, message?: Content): Promise<void> {
-    await this.ensureTask(); // so the creation time precedes this status time
+    if (!this.record) await this.ensureTask(); // so the creation time precedes this status time
     const status = { state, ...(message !== undefined ? { message: this.agentMessage(message) } : {}), timestamp: now() };
     await this.write(
       (task) => ({
@@ -268,11 +263,7 @@ export class Execution implements TaskUpdater {
     };
     const { claim, pushConfig, owner } = this.input;
     try {
-      this.record = await this.input.writer.create(this.input.context.tenant, task, {
-        ...(claim ? { claim } : {}),
-        ...(pushConfig ? { pushConfig } : {}),
-        ...(owner ? { owner } : {}),
-      });
+      this.record = await this.input.writer.create(this.input.context.tenant, task, { claim, pushConfig, owner });
     } catch (error) {
       // A concurrent duplicate of this message created its task first: every later write of
       // this run is refused too, and run() answers with that task.
@@ -285,7 +276,7 @@ export class Execution implements TaskUpdater {
 
   /** Writes a change; a status change to a terminal or interrupted state settles the run. */
   private async write(change: (task: Task) => { task: Task; events: StreamResponse[] }, isStatus: boolean): Promise<void> {
-    await this.ensureTask();
+    if (!this.record) await this.ensureTask();
     const { record } = await this.input.writer.update({ tenant: this.input.context.tenant, taskId: this.taskId, known: this.record }, (r) =>
       // LIFE-02: nothing leaves a terminal state; late updates (after a cancel) are dropped.
       isTerminalState(r.task.status.state) ? undefined : change(r.task),

@@ -44,7 +44,7 @@ import type { TaskRecord, TaskStore } from './stores/taskStore.js';
 import { statusTime } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
 import { onSettled, toPushStream } from './pushStream.js';
-import { readTaskStream, singleItem, type StreamItem } from './taskStream.js';
+import { readTaskStream, singleItem, type StreamItem, type TaskStreamOptions } from './taskStream.js';
 import { timeOrderedId } from './timeOrderedId.js';
 import { TaskWriter } from './taskWriter.js';
 import type { PushOptions, PushRuntime } from '../push/pushOptions.js';
@@ -242,13 +242,14 @@ export class A2ARequestHandler {
     // R4: a retried stream follows the task its first delivery started, from its current snapshot.
     if (duplicate) return this.openStream({ tenant, taskId: duplicate.task.id, start: 'snapshot', historyLength });
     const execution = await this.startExecution(req, ctx);
-    if (existing) {
-      // STREAM-03: a follow-up stream starts with the current Task, then the new events.
-      return this.openStream({ tenant, taskId: execution.taskId, start: 'snapshot', historyLength });
-    }
     const first = await execution.started;
     if (first.kind === 'refused') throw first.error;
     if (first.kind === 'message') return singleItem({ event: { message: first.message } });
+    if (existing) {
+      // STREAM-03: a follow-up stream starts with the Task as this message left it (the message
+      // in its history), then the events the agent adds, however fast the agent is.
+      return this.openStream({ tenant, taskId: execution.taskId, start: { record: first.record }, historyLength });
+    }
     // A concurrent duplicate answers with the first delivery's task, not the id it was given.
     if (first.record.task.id !== execution.taskId) return this.openStream({ tenant, taskId: first.record.task.id, start: 'snapshot', historyLength });
     return this.openStream({ tenant, taskId: execution.taskId, start: 0, historyLength });
@@ -264,7 +265,7 @@ export class A2ARequestHandler {
     return this.openStream({ tenant, taskId: req.id, start: 'snapshot' });
   }
 
-  private openStream(target: { tenant: string; taskId: string; start: 'snapshot' | number; historyLength?: number | undefined }): AsyncIterable<StreamItem> {
+  private openStream(target: { tenant: string; taskId: string; start: TaskStreamOptions['start']; historyLength?: number | undefined }): AsyncIterable<StreamItem> {
     return readTaskStream({
       store: this.store,
       bus: this.bus,
@@ -386,9 +387,9 @@ export class A2ARequestHandler {
       abort: controller,
       claim: messageClaim(message),
       owner: ownerOf(ctx),
-      ...(pushConfig ? { pushConfig } : {}),
+      pushConfig,
       newId: this.newId,
-      ...(this.options.onError ? { onError: this.options.onError } : {}),
+      onError: this.options.onError,
       context: {
         message: stored,
         text: textOf(stored.parts),
@@ -399,7 +400,7 @@ export class A2ARequestHandler {
         tenant,
         extensions: ctx.requestedExtensions.length === 0 ? [] : activatedExtensions(this.agentCard, ctx.requestedExtensions),
         protocolVersion: ctx.protocolVersion,
-        ...(ctx.principal ? { principal: ctx.principal } : {}),
+        principal: ctx.principal,
       },
     });
     // R25: runs in one context at once (a new task only; follow-ups continue theirs).

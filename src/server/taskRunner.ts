@@ -11,9 +11,12 @@ import { LeaseKeeper, type LeaseOptions } from './leases.js';
 import type { Lease } from './stores/leaseStore.js';
 import { taskKey as keyOf } from './taskKey.js';
 
+/** The runs of one task: the running one and those queued behind it. */
 interface Running {
-  aborts: Set<LazyAbort>;
+  aborts: LazyAbort[];
+  /** Settles when the last queued run has finished. */
   done: Promise<unknown>;
+  queued: number;
 }
 
 export interface TaskRunnerOptions {
@@ -23,6 +26,16 @@ export interface TaskRunnerOptions {
   takeOver: (lease: Lease) => Promise<void>;
   onError?: ((error: unknown) => void) | undefined;
 }
+
+/** A run to schedule: the execution on its task, and the handle that aborts it. */
+interface Scheduled {
+  tenant: string;
+  taskId: string;
+  execution: Execution;
+  abort: LazyAbort;
+}
+
+const DONE: Promise<unknown> = Promise.resolve();
 
 export class TaskRunner {
   readonly leases: LeaseKeeper | undefined;
@@ -35,19 +48,32 @@ export class TaskRunner {
   }
 
   /** Queues `execution` behind the task's current run; `abort` cancels it. Resolves when it ran. */
-  schedule(target: { tenant: string; taskId: string; execution: Execution; abort: LazyAbort }): Promise<unknown> {
+  schedule(target: Scheduled): Promise<unknown> {
     const key = keyOf(target.tenant, target.taskId);
-    const entry = this.running.get(key) ?? { aborts: new Set<LazyAbort>(), done: Promise.resolve() };
-    entry.aborts.add(target.abort);
-    const done = entry.done
-      .then(() => this.run(target))
-      .finally(() => {
-        entry.aborts.delete(target.abort);
-        if (entry.done === done) this.running.delete(key);
-      });
-    entry.done = done;
-    this.running.set(key, entry);
-    return done;
+    const entry = this.running.get(key);
+    if (!entry) {
+      // Nothing runs on this task: start now (the common case, without a queue to chain on).
+      const fresh: Running = { aborts: [target.abort], done: DONE, queued: 1 };
+      this.running.set(key, fresh);
+      fresh.done = this.runQueued(target, fresh, key);
+      return fresh.done;
+    }
+    entry.aborts.push(target.abort);
+    entry.queued++;
+    const next = () => this.runQueued(target, entry, key);
+    entry.done = entry.done.then(next, next);
+    return entry.done;
+  }
+
+  /** One queued run; the task's entry goes when its last queued run has finished. */
+  private async runQueued(target: Scheduled, entry: Running, key: string): Promise<void> {
+    try {
+      await this.run(target);
+    } finally {
+      const at = entry.aborts.indexOf(target.abort);
+      if (at >= 0) entry.aborts.splice(at, 1);
+      if (--entry.queued === 0) this.running.delete(key);
+    }
   }
 
   /** Resolves when the task's queued runs have finished (immediately when none). */
@@ -77,7 +103,7 @@ export class TaskRunner {
    * Runs the agent, holding the task's lease when instances share the store: it waits for a run
    * on another instance to finish, and a cancel written elsewhere aborts it here.
    */
-  private async run(target: { tenant: string; taskId: string; execution: Execution; abort: LazyAbort }): Promise<void> {
+  private async run(target: Scheduled): Promise<void> {
     const { tenant, taskId, execution } = target;
     const leases = this.leases;
     if (!leases) return execution.run();

@@ -12,7 +12,7 @@ import type { StreamResponse, Task, TaskState } from '../protocol/types.js';
 import { InternalError } from '../protocol/errors.js';
 import type { EventBus } from './eventBus.js';
 import { PushStream, type StreamSink } from './pushStream.js';
-import type { StoredEvent, TaskStore } from './stores/taskStore.js';
+import type { StoredEvent, TaskRecord, TaskStore } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
 
 export interface StreamItem {
@@ -26,8 +26,11 @@ export interface TaskStreamOptions {
   bus: EventBus;
   tenant: string;
   taskId: string;
-  /** 'snapshot': start with the current Task; a number: replay events after that seq. */
-  start: 'snapshot' | number;
+  /**
+   * 'snapshot': start with the current Task; `{ record }`: start with that record's Task (the
+   * one a follow-up message wrote) and go on from its seq; a number: replay events after that seq.
+   */
+  start: 'snapshot' | { record: TaskRecord } | number;
   /** Trims the history of every Task the stream carries (HIST rules). */
   historyLength?: number | undefined;
   /** Most events buffered for a slow consumer before the stream is ended with an error. */
@@ -93,13 +96,13 @@ class TaskStream extends PushStream<StreamItem> {
 
   private async open(): Promise<void> {
     const { store, tenant, taskId, start } = this.options;
-    const record = await store.get(tenant, taskId);
+    const record = typeof start === 'object' ? start.record : await store.get(tenant, taskId);
     if (this.done) return;
     if (!record) {
       this.end();
       return;
     }
-    if (start === 'snapshot') {
+    if (typeof start !== 'number') {
       this.lastSeq = record.seq;
       this.deliver({ event: { task: this.shape(record.task) }, seq: record.seq });
       if (isTerminalState(record.task.status.state)) this.end();

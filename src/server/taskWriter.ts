@@ -75,15 +75,15 @@ export class TaskWriter {
     });
   }
 
-  private async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  private withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.locks.get(key);
     // Waiters chain on `run` with (fn, fn), so a rejected run never blocks the next one.
     const run = previous ? previous.then(fn, fn) : fn();
     this.locks.set(key, run);
-    try {
-      return await run;
-    } finally {
+    const release = () => {
       if (this.locks.get(key) === run) this.locks.delete(key);
-    }
+    };
+    run.then(release, release);
+    return run;
   }
 }
