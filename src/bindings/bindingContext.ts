@@ -15,6 +15,7 @@ import {
 import type { AgentCard } from '../protocol/types.js';
 import type { HttpRequest } from '../server/http/httpTypes.js';
 import type { A2ARequestHandler, CallContext } from '../server/requestHandler.js';
+import type { Principal } from '../auth/principal.js';
 
 export interface BindingLimits {
   maxBodyBytes: number;
@@ -77,18 +78,7 @@ export class BindingContext {
       compat && this.compat03
         ? detectVersion({ header: header ?? null, query: query ?? null, ...(compat.structure ? { structure: compat.structure } : {}) }, { supported: this.versionsWithCompat }).version
         : negotiateVersion(header, query, this.supportedVersions);
-    const ctx: CallContext = {
-      protocolVersion,
-      requestedExtensions: parseExtensions(req.header('a2a-extensions')),
-      // Lazy: only streams need it, and hosts create the signal on first use.
-      get signal() {
-        return req.signal;
-      },
-      // Lazy: only the abuse limits of anonymous callers read it.
-      get remoteAddress() {
-        return req.remoteAddress;
-      },
-    };
+    const ctx = new HttpCallContext(req, protocolVersion, parseExtensions(req.header('a2a-extensions')));
     const lastEventId = req.header('last-event-id');
     if (lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId.trim())) ctx.lastEventId = Number(lastEventId.trim());
     return ctx;
@@ -125,5 +115,34 @@ export class BindingContext {
   report(error: unknown): A2AError {
     if (!A2AError.is(error) || error.reason === 'INTERNAL') this.onError?.(error);
     return toA2AError(error);
+  }
+}
+
+/**
+ * The CallContext of an HTTP request. A class: its lazy getters sit on the prototype, so every
+ * context shares one hidden class (an object literal with getters got one of its own per
+ * request, and every read of the context in the request handler missed V8's inline caches).
+ */
+class HttpCallContext implements CallContext {
+  lastEventId: number | undefined = undefined;
+  principal: Principal | undefined = undefined;
+  readonly #req: HttpRequest;
+
+  constructor(
+    req: HttpRequest,
+    readonly protocolVersion: string,
+    readonly requestedExtensions: readonly string[],
+  ) {
+    this.#req = req;
+  }
+
+  /** Lazy: only streams need it, and hosts create the signal on first use. */
+  get signal(): AbortSignal {
+    return this.#req.signal;
+  }
+
+  /** Lazy: only the abuse limits of anonymous callers read it. */
+  get remoteAddress(): string | undefined {
+    return this.#req.remoteAddress;
   }
 }
