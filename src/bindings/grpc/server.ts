@@ -318,7 +318,11 @@ function streamingCall(env: CallEnv, rpc: GrpcRpc) {
     };
     open.end = end;
     if (call.cancelled) return;
-    call.once('cancelled', () => open.controller.abort());
+    // grpc-js also reports 'cancelled' after a call it completed: only a stream still open is
+    // aborted (an abort builds a DOMException and runs the handler's listeners, for nothing).
+    call.once('cancelled', () => {
+      if (!open.ended) open.controller.abort();
+    });
     env.streams.add(open);
     void (async () => {
       try {
