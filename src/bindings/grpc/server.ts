@@ -108,9 +108,11 @@ const v10Rpc = (method: GrpcMethod): GrpcRpc => ({
   unary: async ({ handler, request, ctx }) => encodeResponse(method.output, await handler.unary(method.op as UnaryOperationName, requestToJson(method.input, request), ctx)),
   stream: async ({ handler, request, ctx }) => ({
     items: await handler.stream(method.op as StreamingOperationName, requestToJson(method.input, request), ctx),
-    encode: (event) => jsonToBinary(StreamResponseSchema, event),
+    encode: encodeStreamEvent,
   }),
 });
+
+const encodeStreamEvent = (event: StreamResponse): Bytes => jsonToBinary(StreamResponseSchema, event);
 
 const V10_RPCS: readonly GrpcRpc[] = GRPC_METHODS.map(v10Rpc);
 
@@ -270,6 +272,8 @@ const plainMetadata = new Map<string, Metadata>();
 
 /** EXT-05 / B4: the negotiated version and the activated extensions, as initial metadata. */
 function responseMetadata(env: CallEnv, ctx: CallContext): Metadata {
+  const plain = ctx.requestedExtensions.length === 0 ? plainMetadata.get(ctx.protocolVersion) : undefined;
+  if (plain) return plain;
   const active = ctx.requestedExtensions.length === 0 ? [] : activatedExtensions(env.handler().agentCard, ctx.requestedExtensions);
   let metadata = active.length === 0 ? plainMetadata.get(ctx.protocolVersion) : undefined;
   if (metadata) return metadata;
