@@ -176,12 +176,12 @@ function huffmanDecode(buf: Buffer, start: number, end: number): string {
 }
 
 /** Receives the decoded header fields of one header block. */
-interface HeaderSink {
+export interface HeaderSink {
   header(name: string, value: string): void;
 }
 
 /** The decoding side of HPACK, with its dynamic table (header names/values as latin1 strings). */
-class HpackDecoder {
+export class HpackDecoder {
   private readonly table: [string, string][] = [];
   private size = 0;
   private max = 4096;
