@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { GrpcLoadClient, runGrpc, sendRequest, streamJson, unaryJson } from './grpcLoad.js';
+import { H2GrpcClient } from './h2Load.js';
 import { probeLatency } from './latencyProbe.js';
 import { runHttp } from './load.js';
 import { prefillId, type GrpcCannedConfig } from './servers/ipc.js';
@@ -42,30 +43,43 @@ const grpcCheck = {
   },
 };
 
-/** The three gRPC servers, started once for rows 6 and 7, verified on both methods. */
-let grpcServers: Promise<{ targets: Target[]; clients: Map<Target, GrpcLoadClient> }> | undefined;
-async function startGrpc(ctx: BenchContext): Promise<{ targets: Target[]; clients: Map<Target, GrpcLoadClient> }> {
+interface GrpcServers {
+  targets: Target[];
+  /** The lean HTTP/2 load clients (h2Load.ts), one connection per server. */
+  clients: Map<Target, H2GrpcClient>;
+}
+
+/**
+ * The three gRPC servers, started once for rows 6 and 7, verified on both methods with a
+ * grpc-js client (answers decoded and checked deeply), then loaded with the lean client.
+ */
+let grpcServers: Promise<GrpcServers> | undefined;
+async function startGrpc(ctx: BenchContext): Promise<GrpcServers> {
   const roles: [Name, string][] = [
     ['ours', 'ours'],
     ['sdk', 'sdk'],
     ['ceiling', 'bare'],
   ];
   const targets = await Promise.all(roles.map(([role, kind]) => ctx.start(role, { script: 'grpc', args: [kind], name: `grpc-${kind}` })));
-  const clients = new Map(targets.map((t) => [t, new GrpcLoadClient(t.ready.url)]));
   const verify = async (t: Target): Promise<{ unary: Buffer; stream: Buffer[] }> => {
-    const client = clients.get(t)!;
-    const unary = await client.unary(sendRequest('hi'));
-    const stream = await client.stream(sendRequest('stream x'));
-    const problem = grpcCheck.unary(unaryJson(unary)) ?? grpcCheck.stream(streamJson(stream));
-    if (problem) throw new Error(`${t.name}: ${problem}`);
-    return { unary, stream };
+    const client = new GrpcLoadClient(t.ready.url);
+    try {
+      const unary = await client.unary(sendRequest('hi'));
+      const stream = await client.stream(sendRequest('stream x'));
+      const problem = grpcCheck.unary(unaryJson(unary)) ?? grpcCheck.stream(streamJson(stream));
+      if (problem) throw new Error(`${t.name}: ${problem}`);
+      return { unary, stream };
+    } finally {
+      client.close();
+    }
   };
   const [ours, sdk, bare] = targets as [Target, Target, Target];
   const recorded = await verify(ours);
   await verify(sdk);
   await ctx.configure(bare, { type: 'canned-grpc', unary: recorded.unary.toString('base64'), stream: recorded.stream.map((b) => b.toString('base64')) } satisfies GrpcCannedConfig);
   await verify(bare);
-  console.error(`gRPC servers answer correctly; ${GRPC_CONCURRENCY} concurrent calls on one HTTP/2 connection each`);
+  const clients = new Map(targets.map((t) => [t, new H2GrpcClient(t.ready.url)]));
+  console.error(`gRPC servers answer correctly; ${GRPC_CONCURRENCY} concurrent calls on one HTTP/2 connection each (lean HTTP/2 load client, bench/h2Load.ts)`);
   return { targets, clients };
 }
 
@@ -78,12 +92,16 @@ function grpcRow(key: string, title: string, streaming: boolean, last: boolean):
       const { targets, clients } = await grpcServers;
       const unit = streaming ? 'events/s' : 'req/s';
       const result: RowResult = { index, row: key, title, unit, results: {}, labels: { ceiling: 'bare grpc-js' } };
+      const clientCpu: string[] = [];
       for (const t of targets) {
         const client = clients.get(t)!;
-        result.results[t.role] = await ctx.measured(title, unit, t, (duration) =>
+        const m = await ctx.measured(title, unit, t, (duration) =>
           runGrpc({ client, streaming, text: streaming ? 'stream x' : 'hi', concurrency: GRPC_CONCURRENCY, duration, expectedEvents: STREAM_EVENTS }),
         );
+        result.results[t.role] = m;
+        clientCpu.push(`${t.role === 'ceiling' ? 'bare' : t.role} ${fmt(m.extra?.clientCpuUsPerCall ?? NaN)}`);
       }
+      result.note = `load client CPU µs/${streaming ? 'stream' : 'call'}: ${clientCpu.join(', ')}`;
       if (last) {
         for (const c of clients.values()) c.close();
         await Promise.all(targets.map(ctx.stop));

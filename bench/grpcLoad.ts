@@ -1,20 +1,22 @@
 /**
- * gRPC load generator: one @grpc/grpc-js client (one HTTP/2 connection) with `concurrency`
- * calls in flight back to back. Messages are built with our generated protobuf-es code
- * (src/gen/a2a_pb.ts) and sent as raw bytes (identity serializers), so the client side costs
- * the same whatever server answers.
+ * gRPC rows 6-7: the load (`runGrpc`: the lean HTTP/2 client of h2Load.ts, `concurrency`
+ * calls in flight back to back on one HTTP/2 connection) and the @grpc/grpc-js client that
+ * sends the one deeply checked request per server before it (`GrpcLoadClient`). Messages are
+ * built with our generated protobuf-es code (src/gen/a2a_pb.ts) and sent as raw bytes, so the
+ * client side costs the same whatever server answers.
  */
-import { create, fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
+import { fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
 import { Client, Metadata, credentials } from '@grpc/grpc-js';
 import { SendMessageRequestSchema, SendMessageResponseSchema, StreamResponseSchema } from '../src/gen/a2a_pb.js';
+import { RequestTemplate, type H2GrpcClient } from './h2Load.js';
 import { closedLoop, type Measurement } from './load.js';
 
 const SERVICE = '/lf.a2a.v1.A2AService';
 const identity = (b: Buffer): Buffer => b;
 
-/** A SendMessageRequest with a fresh message id, as bytes. */
-export function sendRequest(text: string): Buffer {
-  const json = { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } };
+/** A SendMessageRequest with a fresh message id (or `messageId`), as bytes. */
+export function sendRequest(text: string, messageId: string = crypto.randomUUID()): Buffer {
+  const json = { message: { messageId, role: 'ROLE_USER', parts: [{ text }] } };
   return Buffer.from(toBinary(SendMessageRequestSchema, fromJson(SendMessageRequestSchema, json)));
 }
 
@@ -52,11 +54,9 @@ export class GrpcLoadClient {
 /** Decodes a SendMessageResponse to its proto-JSON form (for checking a sample). */
 export const unaryJson = (b: Buffer): any => toJson(SendMessageResponseSchema, fromBinary(SendMessageResponseSchema, b));
 export const streamJson = (events: Buffer[]): any[] => events.map((b) => toJson(StreamResponseSchema, fromBinary(StreamResponseSchema, b)));
-/** The empty message, so a zero-length unary answer can be told from a real one. */
-export const EMPTY_RESPONSE_BYTES = toBinary(SendMessageResponseSchema, create(SendMessageResponseSchema)).length;
 
 export interface GrpcLoad {
-  client: GrpcLoadClient;
+  client: H2GrpcClient;
   streaming: boolean;
   text: string;
   concurrency: number;
@@ -65,19 +65,20 @@ export interface GrpcLoad {
   expectedEvents: number;
 }
 
-/** Keeps `concurrency` calls in flight for `duration` seconds; rate is calls/s (streams: events/s). */
+/**
+ * Keeps `concurrency` calls in flight for `duration` seconds; rate is calls/s (streams: events/s).
+ * `extra.clientCpuUsPerCall`: the CPU this process (the load client) used per call.
+ */
 export async function runGrpc(load: GrpcLoad): Promise<Measurement> {
+  const id = crypto.randomUUID();
+  const template = new RequestTemplate(`${SERVICE}/${load.streaming ? 'SendStreamingMessage' : 'SendMessage'}`, sendRequest(load.text, id), id);
+  const expected = load.streaming ? load.expectedEvents : 1;
+  const cpu = process.cpuUsage();
   const { seconds, ...m } = await closedLoop({
     concurrency: load.concurrency,
     duration: load.duration,
-    call: async () => {
-      if (load.streaming) {
-        const got = await load.client.stream(sendRequest(load.text));
-        return { events: got.length, bad: got.length !== load.expectedEvents };
-      }
-      const answer = await load.client.unary(sendRequest(load.text));
-      return { events: 1, bad: answer.length <= EMPTY_RESPONSE_BYTES };
-    },
+    call: () => load.client.call(template, expected),
   });
-  return { ...m, extra: { callsPerSec: m.count / seconds } };
+  const used = process.cpuUsage(cpu);
+  return { ...m, extra: { callsPerSec: m.count / seconds, clientCpuUsPerCall: (used.user + used.system) / m.count } };
 }

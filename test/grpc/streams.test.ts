@@ -100,6 +100,29 @@ describe('gRPC streams: cancellation, deadlines, resumption, shutdown', () => {
     assert.equal(done.artifacts?.[0]?.parts.length, 10);
   });
 
+  test("the call's signal is aborted when the client cancels an open stream, not after a stream that completed", async () => {
+    const signals: AbortSignal[] = [];
+    const original = server.handler.stream.bind(server.handler);
+    server.handler.stream = (op, params, ctx) => {
+      if (ctx.signal) signals.push(ctx.signal);
+      return original(op, params, ctx);
+    };
+    try {
+      let events = 0;
+      for await (const _event of client.sendStreamingMessage(send('stream x'))) events++;
+      assert.equal(events, 13);
+      assert.equal(signals.length, 1);
+      await sleep(50);
+      assert.equal(signals[0]?.aborted, false, 'a completed stream leaves its signal alone');
+
+      for await (const _event of client.sendStreamingMessage(send('stream story'))) break;
+      assert.equal(signals.length, 2);
+      await eventually(async () => (signals[1]?.aborted ? true : undefined), 'the cancelled stream to abort its signal', 500);
+    } finally {
+      server.handler.stream = original;
+    }
+  });
+
   test('R8 200 streams opened and cancelled at once leave no subscription behind', async () => {
     const id = await slowTask();
     const controllers = Array.from({ length: 200 }, () => new AbortController());

@@ -195,6 +195,19 @@ describe('wireCodec agrees with protobuf-es', () => {
     assert.deepStrictEqual(decodeToJson(PartSchema, twoMembers), toJson(PartSchema, fromBinary(PartSchema, twoMembers)));
   });
 
+  test('strings around the short-ASCII path of the encoder (127/128 chars, DEL, non-ASCII at the end, lone surrogates in values)', () => {
+    const edge = ['x'.repeat(127), 'x'.repeat(128), 'x'.repeat(126) + 'é', 'x'.repeat(127) + '🙂', '\x7f', '\x80', 'a\u0000b'];
+    for (const text of edge) {
+      agree(PartSchema, { text }, JSON.stringify(text));
+      agree(TaskSchema, { id: text, metadata: { [text]: text }, history: [{ messageId: text, parts: [{ text }], metadata: { k: [text] } }] }, JSON.stringify(text));
+    }
+    // A lone surrogate is refused in a string value and in a Struct string, however long the string.
+    for (const bad of ['\ud800', 'x'.repeat(100) + '\udc00', 'x'.repeat(200) + '\ud800']) {
+      assert.throws(() => encodeJson(PartSchema, { text: bad }), (e: unknown) => e instanceof WireCodecError && e.path === 'text');
+      assert.throws(() => encodeJson(TaskSchema, { metadata: { k: bad } }), (e: unknown) => e instanceof WireCodecError && e.path === 'metadata.k');
+    }
+  });
+
   test('R17 "__proto__" map and Struct keys stay data: own properties, Object.prototype untouched', () => {
     const json = JSON.parse('{"id":"t","metadata":{"__proto__":{"polluted":true}},"artifacts":[{"artifactId":"a","parts":[{"data":{"__proto__":1}}]}]}');
     const decoded = decodeToJson(TaskSchema, encodeJson(TaskSchema, json)) as Record<string, Record<string, unknown>>;

@@ -108,9 +108,11 @@ const v10Rpc = (method: GrpcMethod): GrpcRpc => ({
   unary: async ({ handler, request, ctx }) => encodeResponse(method.output, await handler.unary(method.op as UnaryOperationName, requestToJson(method.input, request), ctx)),
   stream: async ({ handler, request, ctx }) => ({
     items: await handler.stream(method.op as StreamingOperationName, requestToJson(method.input, request), ctx),
-    encode: (event) => jsonToBinary(StreamResponseSchema, event),
+    encode: encodeStreamEvent,
   }),
 });
+
+const encodeStreamEvent = (event: StreamResponse): Bytes => jsonToBinary(StreamResponseSchema, event);
 
 const V10_RPCS: readonly GrpcRpc[] = GRPC_METHODS.map(v10Rpc);
 
@@ -182,6 +184,8 @@ interface OpenStream {
 function metadataValue(metadata: Metadata, key: string): string | undefined {
   const values = metadata.get(key);
   if (values.length === 0) return undefined;
+  const first = values[0];
+  if (values.length === 1 && typeof first === 'string') return first;
   return values.map((v) => (typeof v === 'string' ? v : v.toString('utf8'))).join(', ');
 }
 
@@ -195,10 +199,8 @@ interface AuthCall {
  * SEC-02 over gRPC: the credentials in the metadata and the TLS client certificate, checked
  * before the handler runs; failures are UNAUTHENTICATED / PERMISSION_DENIED.
  */
-async function authenticate(env: CallEnv, call: AuthCall & { ctx: CallContext; operation: string }): Promise<void> {
+async function authenticate(authenticator: Authenticator, call: AuthCall & { ctx: CallContext; operation: string }): Promise<void> {
   const { ctx, operation } = call;
-  const authenticator = env.authenticator();
-  if (!authenticator) return;
   const principal = await authenticator.authenticate({
     header: (name) => metadataValue(call.metadata, name),
     peerCertificate: peerCertificate(call),
@@ -216,22 +218,53 @@ function peerCertificate(call: AuthCall): PeerCertificate | undefined {
   return cert?.raw ? fromNodeCertificate(cert, true) : undefined;
 }
 
-function callContext(env: CallEnv, call: { metadata: Metadata; getPeer(): string }, signal: () => AbortSignal): CallContext {
-  const metadata = call.metadata;
-  const ctx: CallContext = {
-    protocolVersion: negotiateVersion(metadataValue(metadata, 'a2a-version'), undefined, env.supported),
-    requestedExtensions: parseExtensions(metadataValue(metadata, 'a2a-extensions')),
-    get signal() {
-      return signal();
-    },
-    // Lazy: only the abuse limits of anonymous callers read it ("ipv4:1.2.3.4:5678" → the address).
-    get remoteAddress() {
-      return call.getPeer().replace(/^ipv[46]:/, '').replace(/:\d+$/, '');
-    },
-  };
-  const lastEventId = metadataValue(metadata, LAST_EVENT_ID_KEY)?.trim();
-  if (lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId)) ctx.lastEventId = Number(lastEventId);
-  return ctx;
+/** What a call context reads from a grpc-js call. */
+interface ContextCall {
+  metadata: Metadata;
+  cancelled: boolean;
+  getPeer(): string;
+  once(event: 'cancelled', listener: () => void): unknown;
+}
+
+/**
+ * The CallContext of a gRPC call. A class, not an object literal with getters: such a literal
+ * gets a hidden class of its own on every call, and every read of it in the handler is slow.
+ */
+class GrpcCallContext implements CallContext {
+  protocolVersion: string;
+  requestedExtensions: readonly string[];
+  lastEventId: number | undefined = undefined;
+  principal: CallContext['principal'] = undefined;
+  private controller: AbortController | undefined;
+
+  /** `controller`: the signal's (streams); else one is made on first use, aborted when the client cancels or the deadline passes. */
+  constructor(
+    env: CallEnv,
+    private readonly call: ContextCall,
+    controller?: AbortController,
+  ) {
+    const metadata = call.metadata;
+    this.protocolVersion = negotiateVersion(metadataValue(metadata, 'a2a-version'), undefined, env.supported);
+    this.requestedExtensions = parseExtensions(metadataValue(metadata, 'a2a-extensions'));
+    this.controller = controller;
+    const lastEventId = metadataValue(metadata, LAST_EVENT_ID_KEY)?.trim();
+    if (lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId)) this.lastEventId = Number(lastEventId);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const c = new AbortController();
+      this.controller = c;
+      if (this.call.cancelled) c.abort();
+      else this.call.once('cancelled', () => c.abort());
+    }
+    return this.controller.signal;
+  }
+
+  // Lazy: only the abuse limits of anonymous callers read it ("ipv4:1.2.3.4:5678" → the address).
+  get remoteAddress(): string {
+    return this.call.getPeer().replace(/^ipv[46]:/, '').replace(/:\d+$/, '');
+  }
 }
 
 /** Response metadata without extensions, per version: shared, never mutated (grpc-js only reads it). */
@@ -239,6 +272,8 @@ const plainMetadata = new Map<string, Metadata>();
 
 /** EXT-05 / B4: the negotiated version and the activated extensions, as initial metadata. */
 function responseMetadata(env: CallEnv, ctx: CallContext): Metadata {
+  const plain = ctx.requestedExtensions.length === 0 ? plainMetadata.get(ctx.protocolVersion) : undefined;
+  if (plain) return plain;
   const active = ctx.requestedExtensions.length === 0 ? [] : activatedExtensions(env.handler().agentCard, ctx.requestedExtensions);
   let metadata = active.length === 0 ? plainMetadata.get(ctx.protocolVersion) : undefined;
   if (metadata) return metadata;
@@ -249,27 +284,15 @@ function responseMetadata(env: CallEnv, ctx: CallContext): Metadata {
   return metadata;
 }
 
-/** An AbortSignal created on first use, aborted when the client cancels or the deadline passes. */
-function lazySignal(call: { cancelled: boolean; once(event: 'cancelled', listener: () => void): unknown }): () => AbortSignal {
-  let controller: AbortController | undefined;
-  return () => {
-    if (!controller) {
-      const c = new AbortController();
-      controller = c;
-      if (call.cancelled) c.abort();
-      else call.once('cancelled', () => c.abort());
-    }
-    return controller.signal;
-  };
-}
-
 function unaryCall(env: CallEnv, rpc: GrpcRpc) {
+  const unary = rpc.unary as NonNullable<GrpcRpc['unary']>;
   return (call: ServerUnaryCall<Bytes, Bytes>, callback: sendUnaryData<Bytes>): void => {
     void (async () => {
       try {
-        const ctx = callContext(env, call, lazySignal(call));
-        await authenticate(env, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation });
-        const bytes = await (rpc.unary as NonNullable<GrpcRpc['unary']>)({ handler: env.handler(), request: call.request, ctx });
+        const ctx = new GrpcCallContext(env, call);
+        const authenticator = env.authenticator();
+        if (authenticator) await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation });
+        const bytes = await unary({ handler: env.handler(), request: call.request, ctx });
         call.sendMetadata(responseMetadata(env, ctx));
         callback(null, bytes);
       } catch (error) {
@@ -299,12 +322,17 @@ function streamingCall(env: CallEnv, rpc: GrpcRpc) {
     };
     open.end = end;
     if (call.cancelled) return;
-    call.once('cancelled', () => open.controller.abort());
+    // grpc-js also reports 'cancelled' after a call it completed: only a stream still open is
+    // aborted (an abort builds a DOMException and runs the handler's listeners, for nothing).
+    call.once('cancelled', () => {
+      if (!open.ended) open.controller.abort();
+    });
     env.streams.add(open);
     void (async () => {
       try {
-        const ctx = callContext(env, call, () => open.controller.signal);
-        await authenticate(env, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation });
+        const ctx = new GrpcCallContext(env, call, open.controller);
+        const authenticator = env.authenticator();
+        if (authenticator) await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation });
         // STREAM-12: errors found before the first event are ordinary error statuses.
         const stream = await (rpc.stream as NonNullable<GrpcRpc['stream']>)({ handler: env.handler(), request: call.request, ctx });
         await pump(call, stream, responseMetadata(env, ctx));

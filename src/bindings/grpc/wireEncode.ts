@@ -81,10 +81,39 @@ class Writer {
   }
 
   string(s: string): void {
+    if (this.ascii(s)) return;
     const len = Buffer.byteLength(s);
     this.varint(len);
     this.ensure(len);
     this.pos += this.buf.write(s, this.pos, len, 'utf8');
+  }
+
+  /** A string that must be well-formed UTF-16 (a value, not a key): fails before writing otherwise. */
+  checkedString(s: string): void {
+    if (this.ascii(s)) return;
+    if (!wellFormed(s)) this.fail('must be a well-formed string');
+    this.string(s);
+  }
+
+  /**
+   * Writes a short ASCII string (length prefix and bytes) byte by byte, cheaper than a call
+   * into Buffer.write for the ids, texts and names messages are made of; false (nothing
+   * written) for anything else.
+   */
+  private ascii(s: string): boolean {
+    const n = s.length;
+    if (n > 127) return false;
+    this.ensure(n + 1);
+    const buf = this.buf;
+    const start = this.pos + 1;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 0x7f) return false;
+      buf[start + i] = c;
+    }
+    buf[this.pos] = n;
+    this.pos = start + n;
+    return true;
   }
 
   /** Starts a length-delimited value; `end(mark)` writes its length. */
@@ -150,10 +179,10 @@ class Writer {
     const no = f.no;
     switch (f.type) {
       case 'string':
-        if (typeof v !== 'string' || !wellFormed(v)) this.fail('must be a well-formed string');
+        if (typeof v !== 'string') this.fail('must be a well-formed string');
         if (v === '' && !force) return;
         this.tag(no, 2);
-        return this.string(v);
+        return this.checkedString(v);
       case 'bool':
         if (typeof v !== 'boolean') this.fail('must be true or false');
         if (!v && !force) return;
@@ -261,9 +290,8 @@ class Writer {
         this.pos = this.buf.writeDoubleLE(v, this.pos);
         return;
       case 'string':
-        if (!wellFormed(v)) this.fail('must be a well-formed string');
         this.tag(3, 2);
-        return this.string(v);
+        return this.checkedString(v);
       case 'boolean':
         this.tag(4, 0);
         return this.varint(v ? 1 : 0);
