@@ -1,4 +1,7 @@
-/** Load generators: autocannon for request/response rows, a small fetch loop for SSE streams. */
+/**
+ * Load generators: autocannon for request/response rows and for SSE streams (a stream is one
+ * response read to its end), a closed loop helper for the gRPC client.
+ */
 import autocannon from 'autocannon';
 
 export interface Measurement {
@@ -59,14 +62,25 @@ export async function runHttp(load: HttpLoad): Promise<Measurement> {
 export interface SseLoad {
   url: string;
   headers: Record<string, string>;
-  /** A fresh request body per stream. */
-  body: () => string;
+  /** The request body; may contain `[<id>]`, replaced by a unique id per stream. */
+  body: string;
   concurrency: number;
   duration: number;
   /** Events every stream must deliver; a shorter or erroring stream counts as an error. */
   expectedEvents: number;
   /** Substring the last event must contain. */
   lastEventMarker: string;
+}
+
+/** Cheap check of a whole SSE body: exactly `expected` `data:` lines, the marker in the last, no error. */
+export function sseBodyOk(body: string, expected: number, marker: string): boolean {
+  let count = 0;
+  let last = -1;
+  for (let at = body.indexOf('data:'); at >= 0; at = body.indexOf('data:', at + 5)) {
+    count++;
+    last = at;
+  }
+  return count === expected && body.includes(marker, last) && !body.includes('"error"');
 }
 
 export interface SseResult {
@@ -142,17 +156,19 @@ export async function closedLoop(load: { concurrency: number; duration: number; 
   return { rps: events / seconds, p50: pct(50), p99: pct(99), count: latencies.length, non2xx, errors, seconds };
 }
 
-/** Keeps `concurrency` streams open back to back for `duration` seconds; counts events/s. */
+/**
+ * Keeps `concurrency` streams open back to back for `duration` seconds (autocannon, one
+ * connection per stream, each stream read to its end); rate is events/s, latency per stream.
+ * A stream with the wrong number of events, no marker in its last one or an error counts as an error.
+ */
 export async function runSse(load: SseLoad): Promise<Measurement> {
-  const { seconds, ...m } = await closedLoop({
-    concurrency: load.concurrency,
+  const m = await runHttp({
+    url: load.url,
+    headers: load.headers,
+    body: load.body,
+    connections: load.concurrency,
     duration: load.duration,
-    call: async () => {
-      const r = await readSse(load.url, load.headers, load.body());
-      const last = r.events[r.events.length - 1] ?? '';
-      const bad = r.status === 200 && (r.events.length !== load.expectedEvents || !last.includes(load.lastEventMarker) || r.events.some((e) => e.includes('"error"')));
-      return { events: r.events.length, non2xx: r.status !== 200, bad };
-    },
+    verify: (body) => sseBodyOk(body, load.expectedEvents, load.lastEventMarker),
   });
-  return { ...m, extra: { streamsPerSec: m.count / seconds } };
+  return { ...m, rps: m.rps * load.expectedEvents, extra: { streamsPerSec: m.rps } };
 }

@@ -257,7 +257,7 @@ export async function measure(row: Row, t: Target, taskId: string, duration: num
     return runSse({
       url,
       headers: row.headers,
-      body: () => row.body(crypto.randomUUID(), taskId),
+      body: row.body('[<id>]', taskId),
       concurrency: STREAMS,
       duration,
       expectedEvents: STREAM_EVENTS,
