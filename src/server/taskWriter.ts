@@ -18,6 +18,15 @@ export interface TaskChange {
 
 const MAX_ATTEMPTS = 20;
 
+/** The task a write goes to; `known` is the record as the caller last wrote or read it. */
+interface Target {
+  tenant: string;
+  taskId: string;
+  known?: TaskRecord | undefined;
+}
+type Change = (record: TaskRecord) => TaskChange | undefined;
+type Written = { record: TaskRecord; events: StoredEvent[] };
+
 export class TaskWriter {
   private readonly locks = new Map<string, Promise<unknown>>();
 
@@ -46,33 +55,50 @@ export class TaskWriter {
    * change from it instead of reading the store (a stale one fails the version check, and the
    * change is recomputed from a fresh read).
    */
-  update(
-    target: { tenant: string; taskId: string; known?: TaskRecord | undefined },
-    change: (record: TaskRecord) => TaskChange | undefined,
-  ): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
-    const { tenant, taskId } = target;
-    return this.withLock(taskKey(tenant, taskId), async () => {
-      for (let attempt = 0; ; attempt++) {
-        const record = attempt === 0 && target.known ? target.known : await this.store.get(tenant, taskId);
-        if (!record) throw new TaskNotFoundError(`Task ${taskId} not found`, { metadata: { taskId } });
-        const next = change(record);
-        if (!next) return { record, events: [] };
-        try {
-          const result = await this.store.append({
-            tenant,
-            taskId,
-            expectedVersion: record.version,
-            task: next.task,
-            events: next.events,
-            ...(next.claim ? { claim: next.claim } : {}),
-          });
-          this.published(tenant, taskId, result.events);
-          return result;
-        } catch (error) {
-          if (!(error instanceof VersionConflictError) || attempt >= MAX_ATTEMPTS) throw error;
-        }
+  async update(target: Target, change: Change): Promise<Written> {
+    const key = taskKey(target.tenant, target.taskId);
+    if (this.store.ordersWrites === true && !this.locks.has(key)) {
+      // Writes apply in call order: try once without the lock (the usual, uncontended case).
+      // Losing the version check means another writer is at it: queue behind the lock, from a
+      // fresh read, so many concurrent writers take turns instead of exhausting their retries.
+      try {
+        return await this.attempt(target, change, target.known);
+      } catch (error) {
+        if (!(error instanceof VersionConflictError)) throw error;
       }
+      return this.withLock(key, () => this.retrying({ tenant: target.tenant, taskId: target.taskId }, change));
+    }
+    return this.withLock(key, () => this.retrying(target, change));
+  }
+
+  /** The compare-and-set loop: the first attempt from `known` (if any), the others from fresh reads. */
+  private async retrying(target: Target, change: Change): Promise<Written> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.attempt(target, change, attempt === 0 ? target.known : undefined);
+      } catch (error) {
+        if (!(error instanceof VersionConflictError) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** One compare-and-set write of `change` computed from `known` (or a fresh read). */
+  private async attempt(target: Target, change: Change, known: TaskRecord | undefined): Promise<Written> {
+    const { tenant, taskId } = target;
+    const record = known ?? (await this.store.get(tenant, taskId));
+    if (!record) throw new TaskNotFoundError(`Task ${taskId} not found`, { metadata: { taskId } });
+    const next = change(record);
+    if (!next) return { record, events: [] };
+    const result = await this.store.append({
+      tenant,
+      taskId,
+      expectedVersion: record.version,
+      task: next.task,
+      events: next.events,
+      ...(next.claim ? { claim: next.claim } : {}),
     });
+    this.published(tenant, taskId, result.events);
+    return result;
   }
 
   private withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {

@@ -55,6 +55,8 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
   /** Task key → lease; empty unless the server runs with leases (nothing on the write path reads it). */
   private readonly leases = new Map<string, MemoryLease>();
   private readonly maxEvents: number;
+  /** Appends apply synchronously, so they settle in call order (no write lock needed, see TaskStore). */
+  readonly ordersWrites = true;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxEvents = options.maxEventsPerTask ?? 10_000;

@@ -98,6 +98,12 @@ export class VersionConflictError extends Error {
 }
 
 export interface TaskStore {
+  /**
+   * True when appends take effect, and their promises settle, in the order they are called (no
+   * I/O in between: the memory store). The TaskWriter then skips its per-task lock: the version
+   * check alone keeps writes consistent, and events are published in seq order anyway.
+   */
+  readonly ordersWrites?: boolean;
   get(tenant: string, taskId: string): Promise<TaskRecord | undefined>;
   /**
    * Creates the task; its first event (seq 1) is the `{task}` snapshot. With `claim`, the message
