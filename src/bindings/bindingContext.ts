@@ -36,6 +36,7 @@ export class BindingContext {
    * VersionNotSupportedError as a 1.0-only server would answer.
    */
   readonly compat03: boolean;
+  private readonly headerCache = new Map<Readonly<Record<string, string>>, Map<string, Readonly<Record<string, string>>>>();
 
   constructor(options: {
     handler: A2ARequestHandler;
@@ -101,6 +102,20 @@ export class BindingContext {
       operation,
     });
     if (principal) ctx.principal = principal;
+  }
+
+  /**
+   * `base` (a binding's constant content-type headers) plus the response headers of the call.
+   * Without extensions the answer is one shared, frozen object per (base, version): most
+   * responses then build no header object at all. Callers never mutate it.
+   */
+  headersFor(base: Readonly<Record<string, string>>, ctx: CallContext): Readonly<Record<string, string>> {
+    if (ctx.requestedExtensions.length > 0) return { ...base, ...this.responseHeaders(ctx) };
+    let byVersion = this.headerCache.get(base);
+    if (!byVersion) this.headerCache.set(base, (byVersion = new Map()));
+    let headers = byVersion.get(ctx.protocolVersion);
+    if (!headers) byVersion.set(ctx.protocolVersion, (headers = Object.freeze({ ...base, ...this.responseHeaders(ctx) })));
+    return headers;
   }
 
   responseHeaders(ctx: CallContext): Record<string, string> {

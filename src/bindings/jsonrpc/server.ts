@@ -79,12 +79,12 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
       const items = await binding.handler.stream(op.name as StreamingOperationName, params, ctx);
       return {
         status: 200,
-        headers: { ...SSE_HEADERS, ...binding.responseHeaders(ctx) },
+        headers: binding.headersFor(SSE_HEADERS, ctx),
         body: sseBody(items, new JsonRpcFrames(requestId, binding), binding.limits.heartbeatMs).abortWhen(ctx),
       };
     }
     const result = await binding.handler.unary(op.name as UnaryOperationName, params, ctx);
-    return reply(200, `{"jsonrpc":"2.0","id":${JSON.stringify(requestId)},"result":${JSON.stringify(result)}}`, binding.responseHeaders(ctx));
+    return { status: 200, headers: binding.headersFor(JSON_HEADERS, ctx), body: `{"jsonrpc":"2.0","id":${JSON.stringify(requestId)},"result":${JSON.stringify(result)}}` };
   } catch (error) {
     return errorReply(binding.report(error), { id, dialect });
   }
@@ -118,12 +118,12 @@ async function handleV03(
     const items = await streamV03(binding, { method, params }, ctx);
     return {
       status: 200,
-      headers: { ...SSE_HEADERS, ...binding.responseHeaders(ctx) },
+      headers: binding.headersFor(SSE_HEADERS, ctx),
       body: sseBody(items, new JsonRpcFramesV03(id, binding), binding.limits.heartbeatMs).abortWhen(ctx),
     };
   }
   const result = await unaryV03(binding, { method, params }, ctx);
-  return reply(200, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`, binding.responseHeaders(ctx));
+  return { status: 200, headers: binding.headersFor(JSON_HEADERS, ctx), body: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}` };
 }
 
 /** RPC-07: each SSE `data:` is a full JSON-RPC response carrying the request id (a class: no closures per stream). */

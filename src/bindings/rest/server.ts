@@ -69,12 +69,12 @@ export async function handleRest(req: HttpRequest, path: string, binding: Bindin
       const items = await binding.handler.stream(match.route.op as StreamingOperationName, params, ctx);
       return {
         status: 200,
-        headers: { ...SSE_HEADERS, ...binding.responseHeaders(ctx) },
+        headers: binding.headersFor(SSE_HEADERS, ctx),
         body: sseBody(items, new RestFrames(binding), binding.limits.heartbeatMs).abortWhen(ctx),
       };
     }
     const result = await binding.handler.unary(match.route.op as UnaryOperationName, params, ctx);
-    return { status: 200, headers: { ...JSON_HEADERS, ...binding.responseHeaders(ctx) }, body: JSON.stringify(result) };
+    return { status: 200, headers: binding.headersFor(JSON_HEADERS, ctx), body: JSON.stringify(result) };
   } catch (error) {
     return errorResponse(binding.report(error));
   }

@@ -61,7 +61,7 @@ export async function handleRestV03(req: HttpRequest, path: string, binding: Bin
       const items = await streamV03(binding, call, ctx);
       return {
         status: 200,
-        headers: { ...SSE_HEADERS, ...binding.responseHeaders(ctx) },
+        headers: binding.headersFor(SSE_HEADERS, ctx),
         body: sseBody(
           items,
           {
@@ -75,7 +75,7 @@ export async function handleRestV03(req: HttpRequest, path: string, binding: Bin
     const result = await unaryV03(binding, call, ctx);
     const status = match.route.successStatus;
     if (status === 204) return { status, headers: binding.responseHeaders(ctx) };
-    return { status, headers: { ...JSON_HEADERS, ...binding.responseHeaders(ctx) }, body: JSON.stringify(resultToProto(match, result)) };
+    return { status, headers: binding.headersFor(JSON_HEADERS, ctx), body: JSON.stringify(resultToProto(match, result)) };
   } catch (error) {
     return errorReply(error, binding);
   }
