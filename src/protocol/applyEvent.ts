@@ -49,7 +49,8 @@ export function applyArtifact(task: Task, update: TaskArtifactUpdateEvent): Task
   } else {
     const existing = artifacts[index] as Artifact;
     const merged: Artifact = update.append
-      ? { ...existing, ...withoutParts(update.artifact), parts: existing.parts.concat(update.artifact.parts) }
+      ? // The update's fields win, except parts, which are appended (key order stays the existing one's).
+        { ...existing, ...update.artifact, parts: existing.parts.concat(update.artifact.parts) }
       : update.artifact;
     next = artifacts.slice();
     next[index] = merged;
@@ -57,7 +58,3 @@ export function applyArtifact(task: Task, update: TaskArtifactUpdateEvent): Task
   return { ...task, artifacts: next };
 }
 
-function withoutParts(artifact: Artifact): Omit<Artifact, 'parts'> {
-  const { parts: _parts, ...rest } = artifact;
-  return rest;
-}

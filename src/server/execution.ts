@@ -7,7 +7,7 @@
 import { applyArtifact, applyStatus, appendUserMessage } from '../protocol/applyEvent.js';
 import { UnsupportedOperationError, invalidField } from '../protocol/errors.js';
 import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
-import type { JsonObject, Message, StreamResponse, Task, TaskState } from '../protocol/types.js';
+import type { Artifact, JsonObject, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
 import { RunContext, type RequestFields } from './runContext.js';
 import { DuplicateMessageError, type MessageClaim, type TaskRecord } from './stores/taskStore.js';
@@ -231,21 +231,16 @@ export class Execution implements TaskUpdater {
 
   async addArtifact(content: Content, options: ArtifactOptions = {}): Promise<string> {
     const artifactId = options.artifactId ?? this.input.newId();
-    const artifact = {
-      artifactId,
-      ...(options.name !== undefined ? { name: options.name } : {}),
-      ...(options.description !== undefined ? { description: options.description } : {}),
-      parts: toParts(content),
-      ...(options.metadata ? { metadata: options.metadata } : {}),
-      ...(options.extensions ? { extensions: options.extensions } : {}),
-    };
-    const update = {
-      taskId: this.taskId,
-      contextId: this.contextId,
-      artifact,
-      ...(options.append ? { append: true } : {}),
-      ...(options.lastChunk ? { lastChunk: true } : {}),
-    };
+    // Built by assignment, not conditional spreads (one of these per streamed chunk).
+    const artifact = { artifactId } as Artifact;
+    if (options.name !== undefined) artifact.name = options.name;
+    if (options.description !== undefined) artifact.description = options.description;
+    artifact.parts = toParts(content);
+    if (options.metadata) artifact.metadata = options.metadata;
+    if (options.extensions) artifact.extensions = options.extensions;
+    const update: TaskArtifactUpdateEvent = { taskId: this.taskId, contextId: this.contextId, artifact };
+    if (options.append) update.append = true;
+    if (options.lastChunk) update.lastChunk = true;
     await this.write((task) => ({ task: applyArtifact(task, update), events: [{ artifactUpdate: update }] }), false);
     return artifactId;
   }
