@@ -1,7 +1,9 @@
 /**
  * Serialized, compare-and-set writes to a task. In one process a per-task lock avoids needless
  * conflicts; across processes the store's version check catches the rest and the update is
- * recomputed from a fresh read. Every stored event is then published on the bus.
+ * recomputed from a fresh read. On a store that applies writes in call order (`ordersWrites`:
+ * the memory store) an uncontended write skips the lock, and only a write that lost the version
+ * check queues behind it. Every stored event is then published on the bus.
  */
 import type { StreamResponse, Task } from '../protocol/types.js';
 import type { EventBus } from './eventBus.js';
