@@ -64,7 +64,13 @@ export class StreamedResponse implements StreamSink<string> {
 
   end(): void {
     this.detach();
-    if (!this.exchange.res.writableEnded) this.exchange.res.end();
+    const { res } = this.exchange;
+    if (res.writableEnded) return;
+    // Events are still held for the end of this turn: end there too, so the last events and the
+    // end of the response leave in that one write (res.end() now would flush them at once, and
+    // wake the client once per stream instead of once per turn).
+    if (res.writableCorked) endAtUncork.add(res);
+    else res.end();
   }
 
   fail(error: unknown): void {
@@ -99,6 +105,10 @@ export class StreamedResponse implements StreamSink<string> {
   }
 }
 
+/** Responses whose stream ended while their events were held: ended (and flushed) by `uncork`. */
+const endAtUncork = new WeakSet<ServerResponse>();
+
 function uncork(res: ServerResponse): void {
-  res.uncork();
+  if (!endAtUncork.delete(res)) res.uncork();
+  else if (!res.writableEnded) res.end();
 }
