@@ -32,7 +32,12 @@ import {
 
 interface Entry {
   record: TaskRecord;
-  log: StoredEvent[];
+  /**
+   * The kept events, oldest first; the first has seq `firstSeq` and the others follow without
+   * gaps, so their seqs are implied (no {seq, event} wrapper is kept per event).
+   */
+  log: StreamResponse[];
+  firstSeq: number;
 }
 
 export interface MemoryStoreOptions {
@@ -73,7 +78,7 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     this.claim({ tenant, taskId: task.id, owner }, options.claim);
     const events: StoredEvent[] = [{ seq: 1, event: { task } }];
     const record: TaskRecord = { tenant, owner, task, version: 1, seq: 1 };
-    this.entries.set(k, { record, log: events.slice() });
+    this.entries.set(k, { record, log: [(events[0] as StoredEvent).event], firstSeq: 1 });
     if (options.pushConfig) this.push.put(tenant, options.pushConfig);
     this.push.enqueue({ tenant, taskId: task.id, events });
     return { record, events };
@@ -87,8 +92,12 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     let seq = entry.record.seq;
     const events = input.events.map((event) => ({ seq: ++seq, event }));
     entry.record = { tenant: input.tenant, owner, task: input.task, version: entry.record.version + 1, seq };
-    for (const e of events) entry.log.push(e);
-    if (entry.log.length > this.maxEvents) entry.log.splice(0, entry.log.length - this.maxEvents);
+    for (const e of events) entry.log.push(e.event);
+    if (entry.log.length > this.maxEvents) {
+      const drop = entry.log.length - this.maxEvents;
+      entry.log.splice(0, drop);
+      entry.firstSeq += drop;
+    }
     // A finished task's log grows no more: keep it at its length, not the capacity pushes reserved.
     if (isTerminalState(input.task.status.state)) entry.log = entry.log.slice();
     this.push.enqueue({ tenant: input.tenant, taskId: input.taskId, events });
@@ -202,14 +211,16 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     const k = key(target.tenant, claim.messageId);
     const existing = this.messages.get(k);
     if (existing) throw new DuplicateMessageError(existing.toRecord());
-    this.messages.set(k, new ClaimedMessage(target, claim));
+    this.messages.set(k, new ClaimedMessage(target.taskId, target.owner, claim));
   }
 
   async events(tenant: string, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
-    const log = this.entries.get(key(tenant, taskId))?.log ?? [];
+    const entry = this.entries.get(key(tenant, taskId));
+    if (!entry) return [];
     // The log is gapless and ordered: find the start by offset from the first kept seq.
-    const first = log[0]?.seq ?? 1;
-    return log.slice(Math.max(0, afterSeq - first + 1));
+    const out: StoredEvent[] = [];
+    for (let i = Math.max(0, afterSeq - entry.firstSeq + 1); i < entry.log.length; i++) out.push({ seq: entry.firstSeq + i, event: entry.log[i] as StreamResponse });
+    return out;
   }
 
   async list(query: ListQuery): Promise<ListResult> {
@@ -390,11 +401,12 @@ function compareRecords(a: TaskRecord, b: TaskRecord): number {
 /** A recorded message id; its fingerprint is computed only when the id is looked up again (R4). */
 class ClaimedMessage {
   constructor(
-    private readonly target: { taskId: string; owner: string },
+    private readonly taskId: string,
+    private readonly owner: string,
     private readonly claim: MessageClaim,
   ) {}
 
   toRecord(): MessageRecord {
-    return { messageId: this.claim.messageId, taskId: this.target.taskId, fingerprint: this.claim.fingerprint, owner: this.target.owner };
+    return { messageId: this.claim.messageId, taskId: this.taskId, fingerprint: this.claim.fingerprint, owner: this.owner };
   }
 }
