@@ -11,6 +11,7 @@ import {
   activatedExtensions,
   negotiateVersion,
   parseExtensions,
+  parseLastEventId,
 } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { HttpRequest } from '../server/http/httpTypes.js';
@@ -80,8 +81,7 @@ export class BindingContext {
         ? detectVersion({ header: header ?? null, query: query ?? null, ...(compat.structure ? { structure: compat.structure } : {}) }, { supported: this.versionsWithCompat }).version
         : negotiateVersion(header, query, this.supportedVersions);
     const ctx = new HttpCallContext(req, protocolVersion, parseExtensions(req.header('a2a-extensions')));
-    const lastEventId = req.header('last-event-id');
-    if (lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId.trim())) ctx.lastEventId = Number(lastEventId.trim());
+    ctx.lastEventId = parseLastEventId(req.header('last-event-id'));
     return ctx;
   }
 

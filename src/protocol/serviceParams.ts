@@ -35,6 +35,12 @@ export function negotiateVersion(
   );
 }
 
+/** R7: a Last-Event-ID (header or gRPC metadata) as the seq to resume after; anything but 1–15 digits is ignored. */
+export function parseLastEventId(value: string | null | undefined): number | undefined {
+  const id = value?.trim();
+  return id !== undefined && /^\d{1,15}$/.test(id) ? Number(id) : undefined;
+}
+
 /** E10: comma-separated URIs, trimmed, empties ignored; repeated headers arrive comma-joined. */
 export function parseExtensions(header: string | null | undefined): string[] {
   if (!header) return [];

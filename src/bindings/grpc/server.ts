@@ -15,7 +15,7 @@ import { fromNodeCertificate } from '../../auth/nodeCertificate.js';
 import type { DescMessage } from '@bufbuild/protobuf';
 import { StreamResponseSchema } from '../../gen/a2a_pb.js';
 import { A2AError, InternalError, toA2AError } from '../../protocol/errors.js';
-import { PROTOCOL_VERSION, activatedExtensions, negotiateVersion, parseExtensions } from '../../protocol/serviceParams.js';
+import { PROTOCOL_VERSION, activatedExtensions, negotiateVersion, parseExtensions, parseLastEventId } from '../../protocol/serviceParams.js';
 import type { StreamingOperationName, StreamResponse, UnaryOperationName } from '../../protocol/types.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
 import type { StreamItem } from '../../server/taskStream.js';
@@ -247,8 +247,7 @@ class GrpcCallContext implements CallContext {
     this.protocolVersion = negotiateVersion(metadataValue(metadata, 'a2a-version'), undefined, env.supported);
     this.requestedExtensions = parseExtensions(metadataValue(metadata, 'a2a-extensions'));
     this.controller = controller;
-    const lastEventId = metadataValue(metadata, LAST_EVENT_ID_KEY)?.trim();
-    if (lastEventId !== undefined && /^\d{1,15}$/.test(lastEventId)) this.lastEventId = Number(lastEventId);
+    this.lastEventId = parseLastEventId(metadataValue(metadata, LAST_EVENT_ID_KEY));
   }
 
   get signal(): AbortSignal {

@@ -76,9 +76,10 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     if (this.entries.has(k)) throw new VersionConflictError(task.id);
     const owner = options.owner ?? '';
     this.claim({ tenant, taskId: task.id, owner }, options.claim);
-    const events: StoredEvent[] = [{ seq: 1, event: { task } }];
+    const first: StreamResponse = { task };
+    const events: StoredEvent[] = [{ seq: 1, event: first }];
     const record: TaskRecord = { tenant, owner, task, version: 1, seq: 1 };
-    this.entries.set(k, { record, log: [(events[0] as StoredEvent).event], firstSeq: 1 });
+    this.entries.set(k, { record, log: [first], firstSeq: 1 });
     if (options.pushConfig) this.push.put(tenant, options.pushConfig);
     this.push.enqueue({ tenant, taskId: task.id, events });
     return { record, events };
@@ -381,7 +382,6 @@ function leaseTtl(ttlMs: number): number {
 function queueKey(k: { tenant: string; taskId: string; configId: string }): string {
   return `${k.tenant}\u0000${k.taskId}\u0000${k.configId}`;
 }
-
 
 /** Newest status first, ties broken by id descending (LIST-04, C7). */
 function compareKeys(a: { timestamp: string; id: string }, b: { timestamp: string; id: string }): number {
