@@ -63,6 +63,8 @@ export class Execution implements TaskUpdater {
   private record: TaskRecord | undefined;
   private replied: Message | undefined;
   private terminal = false;
+  /** The creation of the task while it runs (the first update's write). */
+  private creating: Promise<TaskRecord> | undefined;
   /** R4: a concurrent duplicate of this message created its task first. */
   private duplicateOf: DuplicateMessageError | undefined;
 
@@ -178,7 +180,7 @@ export class Execution implements TaskUpdater {
   }
 
   async reply(content: Content, options: { metadata?: JsonObject } = {}): Promise<void> {
-    if (this.record) throw new Error('reply() is only allowed before the task exists; use setStatus() or complete(message) instead');
+    if (this.record || this.creating) throw new Error('reply() is only allowed before the task exists; use setStatus() or complete(message) instead');
     if (this.replied) throw new Error('reply() was already called');
     const message: Message = {
       messageId: this.input.newId(),
@@ -192,7 +194,7 @@ export class Execution implements TaskUpdater {
   }
 
   async submit(): Promise<void> {
-    if (!this.record) await this.ensureTask();
+    if (!this.record) await (this.creating ??= this.createTask());
   }
 
   startWork(message?: Content): Promise<void> {
@@ -218,14 +220,15 @@ export class Execution implements TaskUpdater {
   }
 
   async setStatus(state: TaskState, message?: Content): Promise<void> {
-    if (!this.record) await this.ensureTask(); // so the creation time precedes this status time
+    // Read before the status time, so that a task this write creates was created no later.
+    const createdAt = now();
     const status = { state, ...(message !== undefined ? { message: this.agentMessage(message) } : {}), timestamp: now() };
     await this.write(
       (task) => ({
         task: applyStatus(task, status),
         events: [{ statusUpdate: { taskId: this.taskId, contextId: this.contextId, status } }],
       }),
-      true,
+      { isStatus: true, createdAt },
     );
   }
 
@@ -241,25 +244,28 @@ export class Execution implements TaskUpdater {
     const update: TaskArtifactUpdateEvent = { taskId: this.taskId, contextId: this.contextId, artifact };
     if (options.append) update.append = true;
     if (options.lastChunk) update.lastChunk = true;
-    await this.write((task) => ({ task: applyArtifact(task, update), events: [{ artifactUpdate: update }] }), false);
+    await this.write((task) => ({ task: applyArtifact(task, update), events: [{ artifactUpdate: update }] }), { isStatus: false });
     return artifactId;
   }
 
-  /** Creates the task on first use: SUBMITTED, with the user message as history[0]. */
-  private async ensureTask(): Promise<TaskRecord> {
-    if (this.record) return this.record;
+  /**
+   * Creates the task: SUBMITTED, with the user message as history[0], and with `first` (the
+   * agent's first update) in the same write, so the usual run costs one write less.
+   */
+  private async createTask(first?: Change, createdAt = now()): Promise<TaskRecord> {
     if (this.duplicateOf) throw this.duplicateOf;
     if (this.replied) throw new Error('the agent already replied with a message; no task can be created');
     const task: Task = {
       id: this.taskId,
       contextId: this.contextId,
-      status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() },
+      status: { state: 'TASK_STATE_SUBMITTED', timestamp: createdAt },
       history: [this.input.context.message],
     };
     const { claim, pushConfig, owner } = this.input;
     try {
-      this.record = await this.input.writer.create(this.input.context.tenant, task, { claim, pushConfig, owner });
+      this.record = await this.input.writer.create(this.input.context.tenant, task, { claim, pushConfig, owner, ...(first ? { then: first(task) } : {}) });
     } catch (error) {
+      this.creating = undefined; // a later update tries again
       // A concurrent duplicate of this message created its task first: every later write of
       // this run is refused too, and run() answers with that task.
       if (error instanceof DuplicateMessageError) this.duplicateOf = error;
@@ -269,16 +275,27 @@ export class Execution implements TaskUpdater {
     return this.record;
   }
 
-  /** Writes a change; a status change to a terminal or interrupted state settles the run. */
-  private async write(change: (task: Task) => { task: Task; events: StreamResponse[] }, isStatus: boolean): Promise<void> {
-    if (!this.record) await this.ensureTask();
-    const { record } = await this.input.writer.update({ tenant: this.input.context.tenant, taskId: this.taskId, known: this.record }, (r) =>
-      // LIFE-02: nothing leaves a terminal state; late updates (after a cancel) are dropped.
-      isTerminalState(r.task.status.state) ? undefined : change(r.task),
-    );
+  /**
+   * Writes a change; a status change to a terminal or interrupted state settles the run. The
+   * first change creates the task with it; changes made while that creation runs follow it.
+   */
+  private async write(change: Change, how: { isStatus: boolean; createdAt?: string }): Promise<void> {
+    let record: TaskRecord;
+    if (!this.record && !this.creating) {
+      record = await (this.creating = this.createTask(change, how.createdAt));
+    } else {
+      if (!this.record) await this.creating;
+      ({ record } = await this.input.writer.update({ tenant: this.input.context.tenant, taskId: this.taskId, known: this.record }, (r) =>
+        // LIFE-02: nothing leaves a terminal state; late updates (after a cancel) are dropped.
+        isTerminalState(r.task.status.state) ? undefined : change(r.task),
+      ));
+    }
     this.record = record;
     const state = record.task.status.state;
     if (isTerminalState(state)) this.terminal = true;
-    if (this.terminal || (isStatus && isFinalForNow(state))) this.resolveSettled({ kind: 'task', record });
+    if (this.terminal || (how.isStatus && isFinalForNow(state))) this.resolveSettled({ kind: 'task', record });
   }
 }
+
+/** One update of the task: the task after it, and its events. */
+type Change = (task: Task) => { task: Task; events: StreamResponse[] };

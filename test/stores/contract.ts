@@ -129,6 +129,31 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       assert.deepEqual(await store.events('', 't1', 0), [{ seq: 1, event: { task } }]);
     });
 
+    storeTest('create with its first change (then): the changed task, the snapshot then the change\'s events, and writes continue after it', async ({ store }) => {
+      const task = makeTask('t-then', { contextId: 'c1' });
+      const next = withStatus(task, 'TASK_STATE_WORKING', 5);
+      const events = [statusEvent(task, 'TASK_STATE_WORKING', 5), artifactEvent(task, 'x')];
+      const created = await store.create('', task, { then: { task: next, events } });
+      assert.deepEqual(created.record.task, next);
+      assert.equal(created.record.seq, 3);
+      assert.deepEqual(created.events, [
+        { seq: 1, event: { task } },
+        { seq: 2, event: events[0] },
+        { seq: 3, event: events[1] },
+      ]);
+      assert.deepEqual(await store.get('', 't-then'), created.record);
+      assert.deepEqual(await store.events('', 't-then', 0), created.events);
+      const done = withStatus(next, 'TASK_STATE_COMPLETED', 6);
+      const after = await store.append({ tenant: '', taskId: 't-then', expectedVersion: created.record.version, task: done, events: [statusEvent(task, 'TASK_STATE_COMPLETED', 6)] });
+      assert.equal(after.record.seq, 4);
+      assert.deepEqual(seqs(await store.events('', 't-then', 0)), [1, 2, 3, 4]);
+      // A stale version (the creation's own) is refused like any other.
+      await assert.rejects(
+        store.append({ tenant: '', taskId: 't-then', expectedVersion: created.record.version, task: done, events: [] }),
+        (e: unknown) => e instanceof VersionConflictError,
+      );
+    });
+
     storeTest('create twice → VersionConflictError, the first task untouched', async ({ store }) => {
       const task = makeTask('dup');
       await store.create('', task);

@@ -77,9 +77,13 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     const owner = options.owner ?? '';
     this.claim({ tenant, taskId: task.id, owner }, options.claim);
     const first: StreamResponse = { task };
-    const events: StoredEvent[] = [{ seq: 1, event: first }];
-    const record: TaskRecord = { tenant, owner, task, version: 1, seq: 1 };
-    this.entries.set(k, { record, log: [first], firstSeq: 1 });
+    const then = options.then;
+    // The creation and its first change (if any) in one write: the snapshot is seq 1.
+    const log = then ? ([first] as StreamResponse[]).concat(then.events) : [first];
+    const events: StoredEvent[] = new Array(log.length);
+    for (let i = 0; i < log.length; i++) events[i] = { seq: i + 1, event: log[i] as StreamResponse };
+    const record: TaskRecord = { tenant, owner, task: then ? then.task : task, version: 1, seq: log.length };
+    this.entries.set(k, { record, log, firstSeq: 1 });
     if (options.pushConfig) this.push.put(tenant, options.pushConfig);
     this.push.enqueue({ tenant, taskId: task.id, events });
     return { record, events };

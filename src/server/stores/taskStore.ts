@@ -51,6 +51,33 @@ export interface CreateOptions {
   owner?: string;
   claim?: MessageClaim;
   pushConfig?: StoredPushConfig;
+  /**
+   * The task's first change, written with its creation: the record holds `then.task`, and the
+   * log the `{task}` snapshot (seq 1) followed by `then.events` (seq 2, 3, ...). An agent's first
+   * update then costs one write, not two. A store may write it as a separate append.
+   */
+  then?: FirstChange;
+}
+
+/** What `CreateOptions.then` writes: the task after the change, and the change's events. */
+export interface FirstChange {
+  task: Task;
+  events: StreamResponse[];
+}
+
+/**
+ * `CreateOptions.then` for a store that writes it as its own append after the creation: the
+ * events of both writes, and the record of the last.
+ */
+export async function appendFirstChange(
+  store: Pick<TaskStore, 'append'>,
+  created: { record: TaskRecord; events: StoredEvent[] },
+  then: FirstChange | undefined,
+): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
+  if (!then) return created;
+  const { record } = created;
+  const appended = await store.append({ tenant: record.tenant, taskId: record.task.id, expectedVersion: record.version, task: then.task, events: then.events });
+  return { record: appended.record, events: created.events.concat(appended.events) };
 }
 
 export interface MessageRecord {
@@ -109,7 +136,7 @@ export interface TaskStore {
    * Creates the task; its first event (seq 1) is the `{task}` snapshot. With `claim`, the message
    * id is recorded in the same transaction (DuplicateMessageError, and nothing written, if it was).
    * With `pushConfig` (PushStore only), the config is registered in the same transaction and the
-   * first event is enqueued for it.
+   * first event is enqueued for it. With `then`, the first change follows (see CreateOptions).
    */
   create(tenant: string, task: Task, options?: CreateOptions): Promise<{ record: TaskRecord; events: StoredEvent[] }>;
   /**

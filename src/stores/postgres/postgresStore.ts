@@ -12,6 +12,7 @@ import type { StreamResponse, Task } from '../../protocol/types.js';
 import {
   DuplicateMessageError,
   VersionConflictError,
+  appendFirstChange,
   type AppendInput,
   type MessageClaim,
   type MessageRecord,
@@ -149,7 +150,7 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
       claim ? this.run<{ n: number }>(this.q.createClaim, [...values, claim.messageId, claim.fingerprint]) : this.run<{ n: number }>(this.q.create, values),
     );
     if (rows[0]?.n !== 1) throw new VersionConflictError(task.id);
-    return { record: { tenant, owner, task, version: 1, seq: 1 }, events: [{ seq: 1, event: { task } }] };
+    return appendFirstChange(this, { record: { tenant, owner, task, version: 1, seq: 1 }, events: [{ seq: 1, event: { task } }] }, options.then);
   }
 
   async append(input: AppendInput & { claim?: MessageClaim }): Promise<{ record: TaskRecord; events: StoredEvent[] }> {

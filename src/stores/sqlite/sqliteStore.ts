@@ -106,6 +106,15 @@ interface CreateRow {
   pushConfig: StoredPushConfig | undefined;
 }
 
+/** The record and stored events of an append whose last event got `seq`. */
+function appended(input: AppendInput, { seq, owner }: { seq: number; owner: string }): { record: TaskRecord; events: StoredEvent[] } {
+  const first = seq - input.events.length;
+  return {
+    record: { tenant: input.tenant, owner, task: input.task, version: input.expectedVersion + 1, seq },
+    events: input.events.map((event, i) => ({ seq: first + i + 1, event })),
+  };
+}
+
 export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, ActiveTaskSource {
   readonly db: Db;
   readonly migration: MigrationResult;
@@ -126,6 +135,8 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   private readonly lease: Record<LeaseStatementName, Statement<unknown[]>>;
   private readonly listStatements = new Map<string, { page: Statement<unknown[], ListRow>; count: Statement<unknown[], { n: number }> }>();
   private readonly createTx: (row: CreateRow) => void;
+  /** A creation and its first change (CreateOptions.then), all or nothing. */
+  private readonly createThenTx: (row: CreateRow, then: { input: AppendInput; eventJson: string[] }) => { seq: number; owner: string };
   /** Group commit: the writes of one event-loop turn share one transaction (each in its own savepoint). */
   private readonly commits: GroupCommit;
   private readonly appendTx: (input: AppendInput & { claim?: MessageClaim }, eventJson: string[]) => { seq: number; owner: string };
@@ -202,6 +213,10 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
         enqueue({ tenant, taskId: task.id, first: 1, last: 1 });
       }
     }).immediate;
+    this.createThenTx = db.transaction((row: CreateRow, then: { input: AppendInput; eventJson: string[] }) => {
+      this.createTx(row);
+      return this.appendTx(then.input, then.eventJson);
+    }).immediate;
     this.appendTx = db.transaction((input: AppendInput & { claim?: MessageClaim }, eventJson: string[]): { seq: number; owner: string } => {
       const c = taskColumns(input.task);
       const now = new Date().toISOString();
@@ -241,18 +256,20 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   async create(tenant: string, task: Task, options: CreateOptions = {}): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
     const owner = options.owner ?? '';
     const row: CreateRow = { tenant, owner, task, json: JSON.stringify(task), claim: options.claim, pushConfig: options.pushConfig };
-    await this.commits.write(() => this.createTx(row));
-    return { record: { tenant, owner, task, version: 1, seq: 1 }, events: [{ seq: 1, event: { task } }] };
+    const created: StoredEvent = { seq: 1, event: { task } };
+    const first = options.then;
+    if (!first) {
+      await this.commits.write(() => this.createTx(row));
+      return { record: { tenant, owner, task, version: 1, seq: 1 }, events: [created] };
+    }
+    const then = { input: { tenant, taskId: task.id, expectedVersion: 1, task: first.task, events: first.events }, eventJson: first.events.map((e) => JSON.stringify(e)) };
+    const written = appended(then.input, await this.commits.write(() => this.createThenTx(row, then)));
+    return { record: written.record, events: [created].concat(written.events) };
   }
 
   async append(input: AppendInput & { claim?: MessageClaim }): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
     const eventJson = input.events.map((e) => JSON.stringify(e));
-    const { seq, owner } = await this.commits.write(() => this.appendTx(input, eventJson));
-    const first = seq - input.events.length;
-    return {
-      record: { tenant: input.tenant, owner, task: input.task, version: input.expectedVersion + 1, seq },
-      events: input.events.map((event, i) => ({ seq: first + i + 1, event })),
-    };
+    return appended(input, await this.commits.write(() => this.appendTx(input, eventJson)));
   }
 
   /** R4: the task a user message id was recorded with, if any. */
