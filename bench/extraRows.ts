@@ -50,10 +50,10 @@ interface GrpcServers {
 }
 
 /**
- * The three gRPC servers, started once for rows 6 and 7, verified on both methods with a
- * grpc-js client (answers decoded and checked deeply), then loaded with the lean client.
+ * The three gRPC servers, started afresh for each of rows 6 and 7 (as the HTTP rows: no row
+ * inherits the tasks an earlier one left in memory), verified on both methods with a grpc-js
+ * client (answers decoded and checked deeply), then loaded with the lean client.
  */
-let grpcServers: Promise<GrpcServers> | undefined;
 async function startGrpc(ctx: BenchContext): Promise<GrpcServers> {
   const roles: [Name, string][] = [
     ['ours', 'ours'],
@@ -83,30 +83,29 @@ async function startGrpc(ctx: BenchContext): Promise<GrpcServers> {
   return { targets, clients };
 }
 
-function grpcRow(key: string, title: string, streaming: boolean, last: boolean): ExtraRow {
+function grpcRow(key: string, title: string, streaming: boolean): ExtraRow {
   return {
     key,
     title,
     run: async (ctx, index) => {
-      grpcServers ??= startGrpc(ctx);
-      const { targets, clients } = await grpcServers;
+      const { targets, clients } = await startGrpc(ctx);
       const unit = streaming ? 'events/s' : 'req/s';
       const result: RowResult = { index, row: key, title, unit, results: {}, labels: { ceiling: 'bare grpc-js' } };
       const clientCpu: string[] = [];
-      for (const t of targets) {
-        const client = clients.get(t)!;
-        const m = await ctx.measured(title, unit, t, (duration) =>
-          runGrpc({ client, streaming, text: streaming ? 'stream x' : 'hi', concurrency: GRPC_CONCURRENCY, duration, expectedEvents: STREAM_EVENTS }),
-        );
-        result.results[t.role] = m;
-        clientCpu.push(`${t.role === 'ceiling' ? 'bare' : t.role} ${fmt(m.extra?.clientCpuUsPerCall ?? NaN)}`);
-      }
-      result.note = `load client CPU µs/${streaming ? 'stream' : 'call'}: ${clientCpu.join(', ')}`;
-      if (last) {
+      try {
+        for (const t of targets) {
+          const client = clients.get(t)!;
+          const m = await ctx.measured(title, unit, t, (duration) =>
+            runGrpc({ client, streaming, text: streaming ? 'stream x' : 'hi', concurrency: GRPC_CONCURRENCY, duration, expectedEvents: STREAM_EVENTS }),
+          );
+          result.results[t.role] = m;
+          clientCpu.push(`${t.role === 'ceiling' ? 'bare' : t.role} ${fmt(m.extra?.clientCpuUsPerCall ?? NaN)}`);
+        }
+      } finally {
         for (const c of clients.values()) c.close();
         await Promise.all(targets.map(ctx.stop));
-        grpcServers = undefined;
       }
+      result.note = `load client CPU µs/${streaming ? 'stream' : 'call'}: ${clientCpu.join(', ')}`;
       return ctx.ratios(result);
     },
   };
@@ -262,8 +261,8 @@ const sqliteGetRow: ExtraRow = {
 };
 
 export const EXTRA_ROWS: ExtraRow[] = [
-  grpcRow('grpc-unary', `gRPC SendMessage -> Task (${GRPC_CONCURRENCY} calls)`, false, false),
-  grpcRow('grpc-stream', `gRPC SendStreamingMessage (events/s, ${GRPC_CONCURRENCY} calls)`, true, true),
+  grpcRow('grpc-unary', `gRPC SendMessage -> Task (${GRPC_CONCURRENCY} calls)`, false),
+  grpcRow('grpc-stream', `gRPC SendStreamingMessage (events/s, ${GRPC_CONCURRENCY} calls)`, true),
   storeSendRow('sqlite', 'JSON-RPC SendMessage -> Task, SQLite'),
   storeSendRow('postgres', 'JSON-RPC SendMessage -> Task, PostgreSQL'),
   sqliteGetRow,

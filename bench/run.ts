@@ -26,10 +26,11 @@ const { values: args } = parseArgs({
     rows: { type: 'string' },
     'cpu-prof': { type: 'boolean', default: false },
     retries: { type: 'string', default: '2' },
+    warmup: { type: 'string', default: '1' },
   },
 });
 const DURATION = args.quick ? 2 : Number(args.duration);
-const WARMUP = 1;
+const WARMUP = Number(args.warmup);
 const CONNECTIONS = Number(args.connections);
 const STREAMS = 32;
 const STREAM_EVENTS = 13;
@@ -391,36 +392,40 @@ function table(rows: RowResult[]): string {
 
 // ---- main ----------------------------------------------------------------------------------
 
-/** Rows 1-5: ours, the SDK and the ceiling over HTTP. */
+/**
+ * Rows 1-5: ours, the SDK and the ceiling over HTTP. Every row runs on fresh server processes,
+ * so no row inherits what an earlier one left in a server's memory: the in-memory stores keep
+ * every task, and a faster server would carry more of them into the next row (ours ~115,000 per
+ * SendMessage row, the SDK ~20,000), a bigger heap for its garbage collector to walk.
+ */
 async function httpRows(selected: Row[], oursAvailable: boolean, report: RowResult[]): Promise<void> {
   if (!oursAvailable) console.error('!! our server (src/node/serve.ts, src/server/createA2AHandler.ts) is missing: benchmarking the SDK and the ceiling only');
-  const [ours, sdk, ceiling] = await Promise.all([oursAvailable ? start('ours') : undefined, start('sdk'), start('ceiling')]);
-  const servers = [ours, sdk].filter((t): t is Target => t !== undefined);
-  const targets = [...servers, ceiling];
-
-  // Verify every server on every row before loading it; record the ceiling's canned answers.
-  const taskIds: Partial<Record<string, string>> = {};
-  for (const t of servers) taskIds[t.name] = await createTask(t);
-  taskIds.ceiling = taskIds[servers[0]!.name];
-  const routes: Record<string, Canned> = {};
+  console.error(`${selected.length} rows x ${oursAvailable ? 3 : 2} servers, each row on fresh processes, ${WARMUP}s warm-up + ${DURATION}s each, ${CONNECTIONS} connections (SSE: ${STREAMS} streams)`);
   for (const row of selected) {
-    for (const t of servers) {
-      const canned = await sample(row, t, taskIds[t.name]!);
-      routes[`/${row.key}`] ??= canned; // ours first when present
+    const [ours, sdk, ceiling] = await Promise.all([oursAvailable ? start('ours') : undefined, start('sdk'), start('ceiling')]);
+    const servers = [ours, sdk].filter((t): t is Target => t !== undefined);
+    const targets = [...servers, ceiling];
+    try {
+      // Check every server's answer before any load; the ceiling replays ours (the first server).
+      const taskIds: Partial<Record<string, string>> = {};
+      let canned: Canned | undefined;
+      for (const t of servers) {
+        taskIds[t.name] = await createTask(t);
+        const answer = await sample(row, t, taskIds[t.name]!);
+        canned ??= answer;
+      }
+      taskIds.ceiling = taskIds[servers[0]!.name];
+      await configureCeiling(ceiling, { [`/${row.key}`]: canned! });
+      await sample(row, ceiling, taskIds.ceiling!);
+      const result: RowResult = { index: ROWS.indexOf(row) + 1, row: row.key, title: row.title, unit: row.sse ? 'events/s' : 'req/s', results: {} };
+      for (const t of targets) {
+        result.results[t.role] = await measured(row.title, result.unit, t, (d) => measure(row, t, taskIds[t.name]!, d));
+      }
+      report.push(ratios(result));
+    } finally {
+      await Promise.all(targets.map(stop));
     }
   }
-  await configureCeiling(ceiling, routes);
-  for (const row of selected) await sample(row, ceiling, taskIds.ceiling!);
-  console.error(`all servers answer correctly; ${selected.length} rows x ${targets.length} servers, ${WARMUP}s warm-up + ${DURATION}s each, ${CONNECTIONS} connections (SSE: ${STREAMS} streams)`);
-
-  for (const row of selected) {
-    const result: RowResult = { index: ROWS.indexOf(row) + 1, row: row.key, title: row.title, unit: row.sse ? 'events/s' : 'req/s', results: {} };
-    for (const t of targets) {
-      result.results[t.role] = await measured(row.title, result.unit, t, (d) => measure(row, t, taskIds[t.name]!, d));
-    }
-    report.push(ratios(result));
-  }
-  await Promise.all(targets.map(stop));
 }
 
 const failures: string[] = [];
