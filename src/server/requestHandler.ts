@@ -23,7 +23,6 @@ import type {
   ListTasksResponse,
   Message,
   OperationName,
-  Part,
   SendMessageRequest,
   SendMessageResponse,
   SubscribeToTaskRequest,
@@ -36,6 +35,8 @@ import type { AgentExecutor } from './agentExecutor.js';
 import { LocalEventBus, type EventBus } from './eventBus.js';
 import { LazyAbort } from './lazyAbort.js';
 import { Execution, type Outcome } from './execution.js';
+import { detachedExecution, takeOverTask, type DetachedRunDeps } from './detachedRun.js';
+import { textOf } from './runContext.js';
 import { checkInputModes } from './mediaTypes.js';
 import { messageClaim, messageFingerprint } from './messageFingerprint.js';
 import { decodePageToken, encodePageToken } from './pageToken.js';
@@ -52,7 +53,7 @@ import type { Principal } from '../auth/principal.js';
 import type { LeaseKeeper, LeaseOptions } from './leases.js';
 import { TaskRunner } from './taskRunner.js';
 import { AbuseLimits, type AbuseLimitOptions } from './abuseLimits.js';
-import { isLeaseStore, type Lease, type LeaseStore } from './stores/leaseStore.js';
+import { isLeaseStore, type LeaseStore } from './stores/leaseStore.js';
 
 /** What a binding knows about the call besides its parameters. */
 export interface CallContext {
@@ -101,8 +102,7 @@ export interface RequestHandlerOptions {
   abuseLimits?: AbuseLimitOptions;
 }
 
-/** Status message of a task whose instance stopped while it ran (and the agent is not resumable). */
-export const INSTANCE_STOPPED_MESSAGE = 'The server instance running this task stopped before it finished';
+export { INSTANCE_STOPPED_MESSAGE } from './detachedRun.js';
 
 export class A2ARequestHandler {
   readonly agentCard: AgentCard;
@@ -128,7 +128,7 @@ export class A2ARequestHandler {
     this.runner = new TaskRunner({
       bus: this.bus,
       leases: options.leases ? this.leaseOptions(options.leases) : undefined,
-      takeOver: (lease) => this.takeOver(lease),
+      takeOver: (lease) => takeOverTask(this.detached(), lease),
       onError: options.onError,
     });
     this.writer = new TaskWriter(this.store, this.bus, this.push?.onWritten);
@@ -308,7 +308,7 @@ export class A2ARequestHandler {
     const notCancelable = () =>
       new TaskNotCancelableError(`Task ${req.id} is in a terminal state and cannot be canceled`, { metadata: { taskId: req.id } });
     if (isTerminalState(record.task.status.state)) throw notCancelable();
-    const updater = this.detachedUpdater(record, tenant);
+    const updater = detachedExecution(this.detached(), record);
     if (this.executor.cancel) {
       await this.executor.cancel({ task: record.task, tenant, signal: AbortSignal.timeout(30_000) }, updater);
     }
@@ -411,55 +411,9 @@ export class A2ARequestHandler {
     return execution;
   }
 
-  /** A task whose instance died: run the agent again if it is resumable, else fail the task. */
-  private async takeOver(lease: Lease): Promise<void> {
-    const { tenant, taskId } = lease;
-    const record = await this.store.get(tenant, taskId);
-    const state = record?.task.status.state;
-    if (!record || (state !== 'TASK_STATE_SUBMITTED' && state !== 'TASK_STATE_WORKING')) {
-      await this.runner.leases?.release(tenant, taskId);
-      return;
-    }
-    if (!this.options.resumable) {
-      try {
-        const updater = this.detachedUpdater(record, tenant);
-        await updater.fail(INSTANCE_STOPPED_MESSAGE);
-      } finally {
-        await this.runner.leases?.release(tenant, taskId);
-      }
-      return;
-    }
-    const controller = new LazyAbort();
-    const execution = this.detachedUpdater(record, tenant, { abort: controller, resume: true });
-    // The lease is already ours (won by takeover): the run re-acquires it as its owner.
-    await this.runner.schedule({ tenant, taskId, execution, abort: controller });
-  }
-
-  /** An Execution on an existing task with its last user message (cancel hooks, takeover re-runs). */
-  private detachedUpdater(record: TaskRecord, tenant: string, run: { abort?: LazyAbort; resume?: boolean } = {}): Execution {
-    const task = record.task;
-    const history = task.history ?? [];
-    const message = [...history].reverse().find((m) => m.role === 'ROLE_USER') ?? { messageId: '', role: 'ROLE_USER' as const, parts: [] };
-    return new Execution({
-      writer: this.writer,
-      executor: this.executor,
-      existing: record,
-      abort: run.abort ?? new LazyAbort(),
-      resume: run.resume === true,
-      newId: this.newId,
-      ...(this.options.onError ? { onError: this.options.onError } : {}),
-      context: {
-        message,
-        text: textOf(message.parts),
-        taskId: task.id,
-        contextId: task.contextId ?? '',
-        task,
-        request: { message },
-        tenant,
-        extensions: [],
-        protocolVersion: '1.0',
-      },
-    });
+  /** What runs outside a request need: takeovers (leases) and cancel hooks. */
+  private detached(): DetachedRunDeps {
+    return { writer: this.writer, executor: this.executor, newId: this.newId, onError: this.options.onError, store: this.store, runner: this.runner, resumable: this.options.resumable === true };
   }
 
   private toResponse(outcome: Outcome, historyLength: number | undefined): SendMessageResponse {
@@ -481,11 +435,6 @@ function ownerOf(ctx: CallContext): string {
   return ctx.principal?.id ?? '';
 }
 
-function textOf(parts: readonly Part[]): string {
-  let text = '';
-  for (const part of parts) if ('text' in part) text += (text ? '\n' : '') + part.text;
-  return text;
-}
 
 /**
  * The user message as the task keeps it: with its task and context ids. Built field by field

@@ -4,7 +4,7 @@
  * request, and every property read by the agent then misses V8's inline caches.
  */
 import type { Principal } from '../auth/principal.js';
-import type { Message, SendMessageRequest, Task } from '../protocol/types.js';
+import type { Message, Part, SendMessageRequest, Task } from '../protocol/types.js';
 import type { RequestContext } from './agentExecutor.js';
 
 /** What a run is told about its request, without the signal. */
@@ -43,4 +43,11 @@ export class RunContext implements RequestContext {
   get signal(): AbortSignal {
     return this.#abort.signal;
   }
+}
+
+/** The text parts of a message, joined by newlines (RequestContext.text). */
+export function textOf(parts: readonly Part[]): string {
+  let text = '';
+  for (const part of parts) if ('text' in part) text += (text ? '\n' : '') + part.text;
+  return text;
 }

@@ -8,18 +8,17 @@
  * `compat03: false`; both run over `createServiceOver`.
  */
 import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type MethodDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { PeerCertificate as NodePeerCertificate } from 'node:tls';
-import type { AuthConfig, Authenticator, PeerCertificate } from '../../auth/authConfig.js';
+import type { AuthConfig, Authenticator } from '../../auth/authConfig.js';
 import { createAuthenticator } from '../../auth/authenticator.js';
-import { fromNodeCertificate } from '../../auth/nodeCertificate.js';
 import type { DescMessage } from '@bufbuild/protobuf';
 import { StreamResponseSchema } from '../../gen/a2a_pb.js';
 import { A2AError, InternalError, toA2AError } from '../../protocol/errors.js';
-import { PROTOCOL_VERSION, activatedExtensions, negotiateVersion, parseExtensions, parseLastEventId } from '../../protocol/serviceParams.js';
+import { PROTOCOL_VERSION, activatedExtensions } from '../../protocol/serviceParams.js';
 import type { StreamingOperationName, StreamResponse, UnaryOperationName } from '../../protocol/types.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
 import type { StreamItem } from '../../server/taskStream.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHODS, LAST_EVENT_ID_KEY, jsonToBinary, requestToJson, type GrpcMethod } from './codec.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHODS, jsonToBinary, requestToJson, type GrpcMethod } from './codec.js';
+import { GrpcCallContext, authenticate } from './callContext.js';
 import { toGrpcError, type GrpcErrorStatus, type GrpcStatusOverrides } from './errors.js';
 import { createGrpc03Service } from './v03Service.js';
 
@@ -180,91 +179,6 @@ interface OpenStream {
   end?: (status?: GrpcErrorStatus) => void;
 }
 
-/** One service parameter; repeated entries are joined with ", " as HTTP joins repeated headers. */
-function metadataValue(metadata: Metadata, key: string): string | undefined {
-  const values = metadata.get(key);
-  if (values.length === 0) return undefined;
-  const first = values[0];
-  if (values.length === 1 && typeof first === 'string') return first;
-  return values.map((v) => (typeof v === 'string' ? v : v.toString('utf8'))).join(', ');
-}
-
-/** What a call offers for authentication. */
-interface AuthCall {
-  metadata: Metadata;
-  getAuthContext?: () => { sslPeerCertificate?: NodePeerCertificate } | null;
-}
-
-/**
- * SEC-02 over gRPC: the credentials in the metadata and the TLS client certificate, checked
- * before the handler runs; failures are UNAUTHENTICATED / PERMISSION_DENIED.
- */
-async function authenticate(authenticator: Authenticator, call: AuthCall & { ctx: CallContext; operation: string }): Promise<void> {
-  const { ctx, operation } = call;
-  const principal = await authenticator.authenticate({
-    header: (name) => metadataValue(call.metadata, name),
-    peerCertificate: peerCertificate(call),
-    operation,
-  });
-  if (principal) ctx.principal = principal;
-}
-
-/**
- * grpc-js reports the client certificate only when the listener verified it (`authorized`);
- * an untrusted or missing certificate is simply absent.
- */
-function peerCertificate(call: AuthCall): PeerCertificate | undefined {
-  const cert = call.getAuthContext?.()?.sslPeerCertificate;
-  return cert?.raw ? fromNodeCertificate(cert, true) : undefined;
-}
-
-/** What a call context reads from a grpc-js call. */
-interface ContextCall {
-  metadata: Metadata;
-  cancelled: boolean;
-  getPeer(): string;
-  once(event: 'cancelled', listener: () => void): unknown;
-}
-
-/**
- * The CallContext of a gRPC call. A class, not an object literal with getters: such a literal
- * gets a hidden class of its own on every call, and every read of it in the handler is slow.
- */
-class GrpcCallContext implements CallContext {
-  protocolVersion: string;
-  requestedExtensions: readonly string[];
-  lastEventId: number | undefined = undefined;
-  principal: CallContext['principal'] = undefined;
-  private controller: AbortController | undefined;
-
-  /** `controller`: the signal's (streams); else one is made on first use, aborted when the client cancels or the deadline passes. */
-  constructor(
-    env: CallEnv,
-    private readonly call: ContextCall,
-    controller?: AbortController,
-  ) {
-    const metadata = call.metadata;
-    this.protocolVersion = negotiateVersion(metadataValue(metadata, 'a2a-version'), undefined, env.supported);
-    this.requestedExtensions = parseExtensions(metadataValue(metadata, 'a2a-extensions'));
-    this.controller = controller;
-    this.lastEventId = parseLastEventId(metadataValue(metadata, LAST_EVENT_ID_KEY));
-  }
-
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      const c = new AbortController();
-      this.controller = c;
-      if (this.call.cancelled) c.abort();
-      else this.call.once('cancelled', () => c.abort());
-    }
-    return this.controller.signal;
-  }
-
-  // Lazy: only the abuse limits of anonymous callers read it ("ipv4:1.2.3.4:5678" → the address).
-  get remoteAddress(): string {
-    return this.call.getPeer().replace(/^ipv[46]:/, '').replace(/:\d+$/, '');
-  }
-}
 
 /** Response metadata without extensions, per version: shared, never mutated (grpc-js only reads it). */
 const plainMetadata = new Map<string, Metadata>();
@@ -288,7 +202,7 @@ function unaryCall(env: CallEnv, rpc: GrpcRpc) {
   return (call: ServerUnaryCall<Bytes, Bytes>, callback: sendUnaryData<Bytes>): void => {
     void (async () => {
       try {
-        const ctx = new GrpcCallContext(env, call);
+        const ctx = new GrpcCallContext(env.supported, call);
         const authenticator = env.authenticator();
         if (authenticator) await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation });
         const bytes = await unary({ handler: env.handler(), request: call.request, ctx });
@@ -329,7 +243,7 @@ function streamingCall(env: CallEnv, rpc: GrpcRpc) {
     env.streams.add(open);
     void (async () => {
       try {
-        const ctx = new GrpcCallContext(env, call, open.controller);
+        const ctx = new GrpcCallContext(env.supported, call, open.controller);
         const authenticator = env.authenticator();
         if (authenticator) await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation });
         // STREAM-12: errors found before the first event are ordinary error statuses.

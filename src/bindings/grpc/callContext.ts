@@ -1,0 +1,98 @@
+/**
+ * What a gRPC call tells the request handler: its CallContext (service parameters read from the
+ * metadata and negotiated exactly as over HTTP, GRPC-02 / R20; the call's abort signal; the
+ * peer address) and, when the card asks for it, its credentials (SEC-02).
+ */
+import type { Metadata } from '@grpc/grpc-js';
+import type { PeerCertificate as NodePeerCertificate } from 'node:tls';
+import type { Authenticator, PeerCertificate } from '../../auth/authConfig.js';
+import { fromNodeCertificate } from '../../auth/nodeCertificate.js';
+import { negotiateVersion, parseExtensions, parseLastEventId } from '../../protocol/serviceParams.js';
+import type { CallContext } from '../../server/requestHandler.js';
+import { LAST_EVENT_ID_KEY } from './codec.js';
+
+/** One service parameter; repeated entries are joined with ", " as HTTP joins repeated headers. */
+export function metadataValue(metadata: Metadata, key: string): string | undefined {
+  const values = metadata.get(key);
+  if (values.length === 0) return undefined;
+  const first = values[0];
+  if (values.length === 1 && typeof first === 'string') return first;
+  return values.map((v) => (typeof v === 'string' ? v : v.toString('utf8'))).join(', ');
+}
+
+/** What a call offers for authentication. */
+interface AuthCall {
+  metadata: Metadata;
+  getAuthContext?: () => { sslPeerCertificate?: NodePeerCertificate } | null;
+}
+
+/**
+ * SEC-02 over gRPC: the credentials in the metadata and the TLS client certificate, checked
+ * before the handler runs; failures are UNAUTHENTICATED / PERMISSION_DENIED.
+ */
+export async function authenticate(authenticator: Authenticator, call: AuthCall & { ctx: CallContext; operation: string }): Promise<void> {
+  const { ctx, operation } = call;
+  const principal = await authenticator.authenticate({
+    header: (name) => metadataValue(call.metadata, name),
+    peerCertificate: peerCertificate(call),
+    operation,
+  });
+  if (principal) ctx.principal = principal;
+}
+
+/**
+ * grpc-js reports the client certificate only when the listener verified it (`authorized`);
+ * an untrusted or missing certificate is simply absent.
+ */
+function peerCertificate(call: AuthCall): PeerCertificate | undefined {
+  const cert = call.getAuthContext?.()?.sslPeerCertificate;
+  return cert?.raw ? fromNodeCertificate(cert, true) : undefined;
+}
+
+/** What a call context reads from a grpc-js call. */
+interface ContextCall {
+  metadata: Metadata;
+  cancelled: boolean;
+  getPeer(): string;
+  once(event: 'cancelled', listener: () => void): unknown;
+}
+
+/**
+ * The CallContext of a gRPC call. A class, not an object literal with getters: such a literal
+ * gets a hidden class of its own on every call, and every read of it in the handler is slow.
+ */
+export class GrpcCallContext implements CallContext {
+  protocolVersion: string;
+  requestedExtensions: readonly string[];
+  lastEventId: number | undefined = undefined;
+  principal: CallContext['principal'] = undefined;
+  private controller: AbortController | undefined;
+
+  /** `controller`: the signal's (streams); else one is made on first use, aborted when the client cancels or the deadline passes. */
+  constructor(
+    supported: readonly string[],
+    private readonly call: ContextCall,
+    controller?: AbortController,
+  ) {
+    const metadata = call.metadata;
+    this.protocolVersion = negotiateVersion(metadataValue(metadata, 'a2a-version'), undefined, supported);
+    this.requestedExtensions = parseExtensions(metadataValue(metadata, 'a2a-extensions'));
+    this.controller = controller;
+    this.lastEventId = parseLastEventId(metadataValue(metadata, LAST_EVENT_ID_KEY));
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const c = new AbortController();
+      this.controller = c;
+      if (this.call.cancelled) c.abort();
+      else this.call.once('cancelled', () => c.abort());
+    }
+    return this.controller.signal;
+  }
+
+  // Lazy: only the abuse limits of anonymous callers read it ("ipv4:1.2.3.4:5678" → the address).
+  get remoteAddress(): string {
+    return this.call.getPeer().replace(/^ipv[46]:/, '').replace(/:\d+$/, '');
+  }
+}
