@@ -12,10 +12,11 @@ const DOC = readFileSync(fileURLToPath(new URL('../../docs/grpc.md', import.meta
 test('docs/grpc.md error table has one row per ERROR_TABLE reason with its gRPC status', () => {
   const start = DOC.indexOf('| ErrorInfo reason | gRPC status |');
   assert.ok(start >= 0, 'the table is there');
-  const rows = DOC.slice(start)
-    .split('\n')
-    .slice(2)
-    .filter((l) => l.startsWith('|'))
+  const lines = DOC.slice(start).split('\n').slice(2);
+  // The table ends at its first line that is not a row (later tables are not part of it).
+  const end = lines.findIndex((l) => !l.startsWith('|'));
+  const rows = lines
+    .slice(0, end < 0 ? lines.length : end)
     .map((l) => l.split('|').map((c) => c.trim().replace(/`/g, '')))
     .map((c) => [c[1], c[2]] as const);
   const table = Object.entries(ERROR_TABLE).map(([reason, row]) => [reason, row.grpcStatus] as const);
