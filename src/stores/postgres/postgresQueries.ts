@@ -1,0 +1,154 @@
+/**
+ * The SQL of the PostgreSQL store (postgresStore.ts), built once per schema: the task
+ * statements (each write one statement, its CTEs doing the rest), and the shared push and
+ * lease statements compiled to `$n` placeholders with prepared-statement names.
+ */
+import { compilePg, pushStatements, type CompiledSql, type PushStatementName } from '../contract/pushSql.js';
+import { POSTGRES_LEASE_DIALECT, leaseStatements } from '../contract/leaseSql.js';
+import { TERMINAL_STATES } from '../contract/sqlShared.js';
+
+/** A statement with its prepared-statement name. */
+export type PushQuery = CompiledSql & { name: string };
+
+export function statements(s: string, tag: string) {
+  const terminal = TERMINAL_STATES.map((x) => `'${x}'`).join(', ');
+  const create = `WITH t AS (
+          INSERT INTO ${s}.tasks (tenant, id, owner, context_id, state, status_ts, version, seq, task_json)
+          VALUES ($1, $2, $11, $3, $4, $5, 1, 1, $6) ON CONFLICT DO NOTHING RETURNING 1
+        ), e AS (
+          INSERT INTO ${s}.events (tenant, task_id, seq, event_json) SELECT $1::text, $2::text, 1, $7::text FROM t
+        ), pc AS (
+          INSERT INTO ${s}.push_configs (tenant, task_id, id, config_json)
+          SELECT $1::text, $2::text, $8::text, $9::text FROM t WHERE $8::text IS NOT NULL
+          ON CONFLICT (tenant, task_id, id) DO UPDATE SET config_json = excluded.config_json
+        ), pd AS (
+          INSERT INTO ${s}.push_deliveries (tenant, task_id, config_id, seq, next_attempt_at, created_at)
+          SELECT $1::text, $2::text, $8::text, 1, $10::timestamptz, $10::timestamptz FROM t WHERE $8::text IS NOT NULL
+        )`;
+  const append = `WITH u AS (
+          UPDATE ${s}.tasks
+          SET context_id = $4, state = $5, status_ts = $6, task_json = $7, updated_at = now(),
+              version = version + 1, seq = seq + $8::bigint
+          WHERE tenant = $1 AND id = $2 AND version = $3
+          RETURNING seq, owner
+        ), e AS (
+          INSERT INTO ${s}.events (tenant, task_id, seq, event_json)
+          SELECT $1::text, $2::text, u.seq - $8::bigint + x.ord, x.j
+          FROM u, unnest($9::text[]) WITH ORDINALITY AS x(j, ord)
+        ), c AS (
+          -- The key-share lock makes a concurrent deletePushConfig either wait for this write or
+          -- be seen by it (see there).
+          SELECT id FROM ${s}.push_configs WHERE tenant = $1::text AND task_id = $2::text FOR KEY SHARE
+        ), pd AS (
+          -- R11: one delivery per (event, config).
+          INSERT INTO ${s}.push_deliveries (tenant, task_id, config_id, seq, next_attempt_at, created_at)
+          SELECT $1::text, $2::text, c.id, u.seq - $8::bigint + x.ord, $10::timestamptz, $10::timestamptz
+          FROM c, u, generate_series(1, $8::bigint) AS x(ord)
+        )`;
+  return {
+    get: { name: `a2a_get_${tag}`, text: `SELECT owner, task_json, version, seq FROM ${s}.tasks WHERE tenant = $1 AND id = $2` },
+    create: { name: `a2a_create_${tag}`, text: `${create} SELECT count(*)::int AS n FROM t` },
+    // Without ON CONFLICT: a recorded message id raises unique_violation and undoes the whole write.
+    createClaim: {
+      name: `a2a_create_claim_${tag}`,
+      text: `${create}, m AS (
+          INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $12::text, $2::text, $13::text FROM t
+        ) SELECT count(*)::int AS n FROM t`,
+    },
+    append: { name: `a2a_append_${tag}`, text: `${append} SELECT seq, owner FROM u` },
+    appendClaim: {
+      name: `a2a_append_claim_${tag}`,
+      text: `${append}, m AS (
+          INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $11::text, $2::text, $12::text FROM u
+        ) SELECT seq, owner FROM u`,
+    },
+    findMessage: {
+      name: `a2a_find_message_${tag}`,
+      // The owner is the task's (immutable, so never stale); a purged task takes its messages with it.
+      text: `SELECT m.task_id, m.fingerprint, t.owner FROM ${s}.messages m
+        LEFT JOIN ${s}.tasks t ON t.tenant = m.tenant AND t.id = m.task_id
+        WHERE m.tenant = $1 AND m.message_id = $2`,
+    },
+    events: {
+      name: `a2a_events_${tag}`,
+      text: `SELECT seq, event_json FROM ${s}.events WHERE tenant = $1 AND task_id = $2 AND seq > $3 ORDER BY seq`,
+    },
+    active: {
+      name: `a2a_active_${tag}`,
+      text: `SELECT tenant, id FROM ${s}.tasks WHERE state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`,
+    },
+    purge: {
+      name: `a2a_purge_${tag}`,
+      text: `WITH victims AS (
+          SELECT tenant, id FROM ${s}.tasks WHERE state IN (${terminal}) AND status_ts < $1
+          LIMIT $2 FOR UPDATE SKIP LOCKED
+        ), ev AS (
+          DELETE FROM ${s}.events e USING victims v WHERE e.tenant = v.tenant AND e.task_id = v.id
+        ), msg AS (
+          DELETE FROM ${s}.messages m USING victims v WHERE m.tenant = v.tenant AND m.task_id = v.id
+        ), pd AS (
+          DELETE FROM ${s}.push_deliveries d USING victims v WHERE d.tenant = v.tenant AND d.task_id = v.id
+        ), pc AS (
+          DELETE FROM ${s}.push_configs c USING victims v WHERE c.tenant = v.tenant AND c.task_id = v.id
+        ), le AS (
+          DELETE FROM ${s}.leases l USING victims v WHERE l.tenant = v.tenant AND l.task_id = v.id
+        ), t AS (
+          DELETE FROM ${s}.tasks t USING victims v WHERE t.tenant = v.tenant AND t.id = v.id RETURNING 1
+        )
+        SELECT count(*)::int AS n FROM t`,
+    },
+  };
+}
+
+/**
+ * The shared push statements, compiled to `$n`, plus the claim: the head-of-line rows are locked
+ * with SKIP LOCKED, so instances claiming at once each take different rows (one never waits
+ * for another), and stamped with the lock expiry in the same statement.
+ */
+export function pushQueries(s: string, tag: string): Record<PushStatementName | 'claim', PushQuery> {
+  const sql: Record<PushStatementName | 'claim', string> = {
+    ...pushStatements(`${s}.`),
+    claim: `WITH picked AS (
+        ${pushStatements(`${s}.`).claimable} FOR UPDATE OF d SKIP LOCKED
+      ), claimed AS (
+        UPDATE ${s}.push_deliveries d SET locked_until = @until FROM picked p
+        WHERE d.tenant = p.tenant AND d.task_id = p.task_id AND d.config_id = p.config_id AND d.seq = p.seq
+        RETURNING p.*
+      )
+      SELECT * FROM claimed`,
+  };
+  const out = {} as Record<PushStatementName | 'claim', PushQuery>;
+  for (const [name, text] of Object.entries(sql) as Array<[PushStatementName | 'claim', string]>) {
+    out[name] = { ...compilePg(text), name: `a2a_push_${name}_${tag}` };
+  }
+  return out;
+}
+
+export type LeaseQueryName = 'acquire' | 'renew' | 'release' | 'expired' | 'takeOver';
+
+/**
+ * The shared lease statements on the database clock, compiled to `$n`. `expired` carries the
+ * clean-up of stale leases as a CTE: one round trip.
+ */
+export function leaseQueries(s: string, tag: string): Record<LeaseQueryName, PushQuery> {
+  const sql = leaseStatements({ prefix: `${s}.`, ...POSTGRES_LEASE_DIALECT });
+  const texts: Record<LeaseQueryName, string> = {
+    acquire: sql.acquire,
+    renew: sql.renew,
+    release: sql.release,
+    expired: `WITH stale AS (${sql.dropStale}) ${sql.expired}`,
+    takeOver: sql.takeOver,
+  };
+  const out = {} as Record<LeaseQueryName, PushQuery>;
+  for (const [name, text] of Object.entries(texts) as Array<[LeaseQueryName, string]>) {
+    out[name] = { ...compilePg(text), name: `a2a_lease_${name}_${tag}` };
+  }
+  return out;
+}
+
+/** Prepared statement names are per connection: one set per schema, in 63 bytes. */
+export function nameTag(schema: string): string {
+  let h = 0x811c9dc5;
+  for (const ch of schema) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
+  return (h >>> 0).toString(36);
+}
