@@ -56,6 +56,8 @@ import { TERMINAL_STATES, canonicalTime, listFilter, pageLimit, taskColumns, typ
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { SQLITE_LEASE_DIALECT, leaseStatements, leaseTtl, toLease, type LeaseRow, type LeaseStatementName } from '../contract/leaseSql.js';
 import { GroupCommit } from './groupCommit.js';
+import { prepareTaskStatements, type TaskRow, type TaskStatements } from './sqliteStatements.js';
+export { ENQUEUE_SQL } from './sqliteStatements.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion, type MigrationResult } from './migrations.js';
 
 export interface SqliteStoreOptions {
@@ -76,26 +78,9 @@ export interface PurgeOptions {
   batchSize?: number;
 }
 
-interface TaskRow {
-  owner: string;
-  task_json: string;
-  version: number;
-  seq: number;
-}
-
 interface ListRow extends TaskRow {
   tenant: string;
 }
-
-/**
- * R11: the outbox rows of the events `first…last` just inserted, one per config of the task, in
- * the writer's transaction. A task without configs costs one empty primary-key range lookup
- * (CROSS JOIN keeps SQLite from starting at the events instead).
- */
-export const ENQUEUE_SQL = `INSERT INTO push_deliveries (tenant, task_id, config_id, seq, next_attempt_at, created_at)
-  SELECT c.tenant, c.task_id, c.id, e.seq, @now, @now FROM push_configs c
-  CROSS JOIN events e ON e.tenant = c.tenant AND e.task_id = c.task_id AND e.seq BETWEEN @first AND @last
-  WHERE c.tenant = @tenant AND c.task_id = @taskId`;
 
 interface CreateRow {
   tenant: string;
@@ -120,17 +105,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   readonly migration: MigrationResult;
   private closed = false;
   private registered = false;
-  private readonly stmt: {
-    get: Statement<[string, string], TaskRow>;
-    insertTask: Statement<unknown[]>;
-    update: Statement<unknown[], { seq: number; owner: string }>;
-    updateSnapshot: Statement<unknown[], { seq: number; owner: string }>;
-    insertEvent: Statement<[string, string, number, string]>;
-    events: Statement<[string, string, number], { seq: number; event_json: string }>;
-    claim: Statement<[string, string, string, string]>;
-    findMessage: Statement<[string, string], { task_id: string; fingerprint: string; owner: string | null }>;
-    enqueue: Statement<[{ tenant: string; taskId: string; first: number; last: number; now: string }]>;
-  };
+  private readonly stmt: TaskStatements;
   private readonly push: Record<PushStatementName, Statement<unknown[]>>;
   private readonly lease: Record<LeaseStatementName, Statement<unknown[]>>;
   private readonly listStatements = new Map<string, { page: Statement<unknown[], ListRow>; count: Statement<unknown[], { n: number }> }>();
@@ -161,32 +136,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
       throw error;
     }
     const db = this.db;
-    this.stmt = {
-      get: db.prepare('SELECT owner, task_json, version, seq FROM tasks WHERE tenant = ? AND id = ?'),
-      insertTask: db.prepare(
-        `INSERT INTO tasks (tenant, id, owner, context_id, state, status_ts, version, seq, task_json, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, 1, 1, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      ),
-      update: db.prepare(
-        `UPDATE tasks SET context_id = ?, state = ?, status_ts = ?, task_json = ?, updated_at = ?,
-                version = version + 1, seq = seq + ?
-         WHERE tenant = ? AND id = ? AND version = ? RETURNING seq, owner`,
-      ),
-      // Same row, index columns untouched: SQLite then leaves the task indexes alone.
-      updateSnapshot: db.prepare(
-        `UPDATE tasks SET task_json = ?, updated_at = ?, version = version + 1, seq = seq + ?
-         WHERE tenant = ? AND id = ? AND version = ? AND state = ? AND status_ts = ? AND context_id IS ? RETURNING seq, owner`,
-      ),
-      insertEvent: db.prepare('INSERT INTO events (tenant, task_id, seq, event_json) VALUES (?, ?, ?, ?)'),
-      events: db.prepare('SELECT seq, event_json FROM events WHERE tenant = ? AND task_id = ? AND seq > ? ORDER BY seq'),
-      claim: db.prepare('INSERT INTO messages (tenant, message_id, task_id, fingerprint) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
-      // The owner is the task's (immutable, so never stale); a purged task takes its messages with it.
-      findMessage: db.prepare(
-        `SELECT m.task_id, m.fingerprint, t.owner FROM messages m LEFT JOIN tasks t ON t.tenant = m.tenant AND t.id = m.task_id
-         WHERE m.tenant = ? AND m.message_id = ?`,
-      ),
-      enqueue: db.prepare(ENQUEUE_SQL),
-    };
+    this.stmt = prepareTaskStatements(db);
     this.push = Object.fromEntries(Object.entries(pushStatements('')).map(([name, sql]) => [name, db.prepare(sql)])) as typeof this.push;
     const leaseSql = leaseStatements({ prefix: '', ...SQLITE_LEASE_DIALECT });
     this.lease = Object.fromEntries(Object.entries(leaseSql).map(([name, sql]) => [name, db.prepare(sql)])) as typeof this.lease;
