@@ -292,7 +292,8 @@ describe('R15 body limits (server in a child process)', () => {
     assertRest413(res);
     assert.ok(res.serverClosed);
     assert.ok(res.firstByteMs >= 0 && res.firstByteMs < 1000, `answered in ${res.firstByteMs.toFixed(0)} ms`);
-    assert.ok(growth < 10 * MiB, `server RSS grew by ${(growth / MiB).toFixed(1)} MiB`);
+    // Same allowance as the JSON-RPC chunked case: the discarded chunks are reclaimed after the sample.
+    assert.ok(growth < 16 * MiB, `server RSS grew by ${(growth / MiB).toFixed(1)} MiB`);
     await stillServes();
   });
 
