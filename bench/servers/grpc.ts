@@ -1,7 +1,7 @@
 /**
  * gRPC bench servers, one per child process: `node --import tsx bench/servers/grpc.ts <kind>`.
  *
- * - `ours`: serveGrpc (src/bindings/grpc/server.ts) over A2ARequestHandler + the demo agent and
+ * - `ours`: serveGrpc (src/bindings/grpc/listener.ts) over A2ARequestHandler + the demo agent and
  *   the in-memory store, compiled JavaScript from dist/ like servers/ours.ts.
  * - `sdk`: the official @a2a-js/sdk gRPC server (grpcService + DefaultRequestHandler), started
  *   exactly as the interop tests start it (test/grpc/sdkServer.ts).
@@ -10,7 +10,7 @@
  */
 import { Server, ServerCredentials, type ServerUnaryCall, type ServerWritableStream, type sendUnaryData } from '@grpc/grpc-js';
 import type * as Demo from '../../src/cli/agents/demo.js';
-import type * as GrpcServer from '../../src/bindings/grpc/server.js';
+import type * as GrpcListener from '../../src/bindings/grpc/listener.js';
 import type * as PushOptions from '../../src/push/pushOptions.js';
 import type * as RequestHandler from '../../src/server/requestHandler.js';
 import { exitWithParent, reportReady, type GrpcCannedConfig } from './ipc.js';
@@ -25,7 +25,7 @@ const ready = (port: number, close: () => Promise<void> | void): void => {
 
 if (kind === 'ours') {
   const { demoAgent, demoCard } = (await import(dist('cli/agents/demo.js'))) as typeof Demo;
-  const { serveGrpc } = (await import(dist('bindings/grpc/server.js'))) as typeof GrpcServer;
+  const { serveGrpc } = (await import(dist('bindings/grpc/listener.js'))) as typeof GrpcListener;
   const { A2ARequestHandler } = (await import(dist('server/requestHandler.js'))) as typeof RequestHandler;
   const { createPushRuntime } = (await import(dist('push/pushOptions.js'))) as typeof PushOptions;
   const handler = new A2ARequestHandler({

@@ -10,7 +10,7 @@ import type { RequestHandlerLike } from '../server/tenantRouter.js';
 import { TenantRouter, checkSameSecurity, checkTenantName } from '../server/tenantRouter.js';
 import { AGENT_CARD_PATH } from '../server/agentCardRoute.js';
 import type { AgentCard } from '../protocol/types.js';
-import type { RunningGrpcServer } from '../bindings/grpc/server.js';
+import type { RunningGrpcServer } from '../bindings/grpc/listener.js';
 import { serve, type RunningServer, type ServeOptions } from './serve.js';
 import { createPushRuntime } from '../push/pushOptions.js';
 import type { AuthConfig } from '../auth/authConfig.js';
@@ -113,7 +113,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   let v03CardBindings: readonly string[] | undefined;
   if (options.grpc) {
     // Loaded only when asked for: @grpc/grpc-js is an optional dependency.
-    const { serveGrpc } = await import('../bindings/grpc/server.js');
+    const { serveGrpc } = await import('../bindings/grpc/listener.js');
     // The 0.3 gRPC service is served too: the 0.3 and hybrid cards list its interface.
     if (compat03) v03CardBindings = (await import('../bindings/grpc/v03Service.js')).V03_GRPC_CARD_BINDINGS;
     try {

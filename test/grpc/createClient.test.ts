@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { grpcTransport } from '../../src/bindings/grpc/client.js';
-import { serveGrpc } from '../../src/bindings/grpc/server.js';
+import { serveGrpc } from '../../src/bindings/grpc/listener.js';
 import { createClient } from '../../src/client/client.js';
 import { TaskNotFoundError } from '../../src/protocol/errors.js';
 import type { StreamResponse } from '../../src/protocol/types.js';

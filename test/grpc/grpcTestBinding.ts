@@ -18,7 +18,7 @@ import { A2AService } from '../../src/gen/a2a_pb.js';
 import { BadRequestSchema, ErrorInfoSchema } from '../../src/gen/google/rpc/error_details_pb.js';
 import { StatusSchema } from '../../src/gen/google/rpc/status_pb.js';
 import { FieldBehavior, field_behavior } from '../../src/gen/google/api/field_behavior_pb.js';
-import { serveGrpc, type RunningGrpcServer } from '../../src/bindings/grpc/server.js';
+import { serveGrpc, type RunningGrpcServer } from '../../src/bindings/grpc/listener.js';
 import type { OperationName } from '../../src/protocol/types.js';
 // Types only: test/support/bindings.ts lists this binding in BINDINGS, so a value import would be a cycle.
 import type { BindingFactory, CallOptions, CallResult, StreamEvent, StreamOptions, StreamResult, TestBinding, WireError } from '../support/bindings.js';

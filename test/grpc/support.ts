@@ -4,7 +4,7 @@
  * is the real `host:port` (GRPC-06).
  */
 import { demoCard, type DemoOptions } from '../../src/cli/agents/demo.js';
-import { serveGrpc, type RunningGrpcServer, type ServeGrpcOptions } from '../../src/bindings/grpc/server.js';
+import { serveGrpc, type RunningGrpcServer, type ServeGrpcOptions } from '../../src/bindings/grpc/listener.js';
 import { withInterfaces, type AgentCardBase } from '../../src/server/agentDefinition.js';
 import type { AgentExecutor } from '../../src/server/agentExecutor.js';
 import { LocalEventBus } from '../../src/server/eventBus.js';

@@ -5,8 +5,10 @@
  * for a grpc.Server of your own), called with `grpc03Transport` (1.0 and 0.3 interfaces).
  * Needs the optional dependency @grpc/grpc-js.
  */
-export { createGrpcService, serveGrpc } from './server.js';
-export type { GrpcService, GrpcServiceOptions, HandlerSource, ServeGrpcOptions, RunningGrpcServer } from './server.js';
+export { createGrpcService } from './server.js';
+export type { GrpcService, GrpcServiceOptions, HandlerSource } from './server.js';
+export { serveGrpc } from './listener.js';
+export type { ServeGrpcOptions, RunningGrpcServer } from './listener.js';
 export { createGrpcClient, grpcTransport } from './client.js';
 export type { GrpcClient, GrpcClientOptions, GrpcCallOptions, GrpcStreamOptions, GrpcTransportFactory, GrpcTransportOptions } from './client.js';
 export { STATUS_DETAILS_KEY, decodeStatus, encodeStatus, fromGrpcError, toGrpcError } from './errors.js';

@@ -4,10 +4,10 @@
  * negotiated exactly as over HTTP, R20) → protobuf binary → ProtoJSON → `handler.unary/stream`
  * (which validates, once, for every binding) → ProtoJSON → binary (codec.ts). Errors are
  * google.rpc.Status with ErrorInfo in `grpc-status-details-bin` (GRPC-03). Node only.
- * `serveGrpc` also serves the A2A 0.3 service `a2a.v1.A2AService` (v03Service.ts) unless
- * `compat03: false`; both run over `createServiceOver`.
+ * The 0.3 service (v03Service.ts) runs over `createServiceOver` too; `serveGrpc` (listener.ts)
+ * listens on a port with both.
  */
-import { Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type MethodDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Metadata, status, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type MethodDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { AuthConfig, Authenticator } from '../../auth/authConfig.js';
 import { createAuthenticator } from '../../auth/authenticator.js';
 import type { DescMessage } from '@bufbuild/protobuf';
@@ -17,10 +17,9 @@ import { PROTOCOL_VERSION, activatedExtensions } from '../../protocol/servicePar
 import type { StreamingOperationName, StreamResponse, UnaryOperationName } from '../../protocol/types.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
 import type { StreamItem } from '../../server/taskStream.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHODS, jsonToBinary, requestToJson, type GrpcMethod } from './codec.js';
+import { FIRST_EVENT_ID_KEY, GRPC_METHODS, jsonToBinary, requestToJson, type GrpcMethod } from './codec.js';
 import { GrpcCallContext, authenticate } from './callContext.js';
 import { toGrpcError, type GrpcErrorStatus, type GrpcStatusOverrides } from './errors.js';
-import { createGrpc03Service } from './v03Service.js';
 
 export interface GrpcServiceOptions {
   /** Protocol versions served (default ["1.0"]). */
@@ -55,7 +54,7 @@ const identity = (value: Bytes): Bytes => value;
  */
 export type HandlerSource = A2ARequestHandler | (() => A2ARequestHandler);
 
-function resolver(source: HandlerSource): () => A2ARequestHandler {
+export function resolver(source: HandlerSource): () => A2ARequestHandler {
   return typeof source === 'function' ? source : () => source;
 }
 
@@ -308,109 +307,4 @@ function drained(call: ServerWritableStream<Bytes, Bytes>): Promise<void> {
     call.on('cancelled', done);
     call.on('close', done);
   });
-}
-
-export interface ServeGrpcOptions extends GrpcServiceOptions {
-  /** Default 0 (a free port). */
-  port?: number;
-  /** Default 127.0.0.1. */
-  host?: string;
-  /** Largest request message accepted (default 4 MiB; larger → RESOURCE_EXHAUSTED, R15). */
-  maxMessageBytes?: number;
-  /** Most concurrent calls per HTTP/2 connection (default unlimited). */
-  maxConcurrentStreams?: number;
-  /**
-   * PEM certificate chain and private key: serve TLS instead of plaintext h2c. With `ca`
-   * (trusted client CAs, PEM) client certificates are requested (mutual TLS); calls without a
-   * trusted one still arrive, and the card's requirements decide (UNAUTHENTICATED).
-   */
-  tls?: { cert: string | Uint8Array; key: string | Uint8Array; ca?: string | Uint8Array | Array<string | Uint8Array> };
-  /** How long close() waits for running calls before cutting them (default 10 s). */
-  shutdownTimeoutMs?: number;
-  /**
-   * close() also drains the request handler: waits for running agents up to the timeout, then
-   * aborts them (default true). Turn off when the handler outlives this listener.
-   */
-  drainOnClose?: boolean;
-  /** Further grpc-js server options. */
-  serverOptions?: Record<string, unknown>;
-  /**
-   * Also serve A2A 0.3 clients: the 0.3 service `a2a.v1.A2AService` on the same port, over the
-   * same handler (v03Service.ts). Default true, as `compat03` of createA2AHandler.
-   */
-  compat03?: boolean;
-}
-
-export interface RunningGrpcServer {
-  /** `host:port`, the form a card's GRPC AgentInterface.url takes (GRPC-06). */
-  readonly address: string;
-  readonly port: number;
-  readonly server: Server;
-  /** Streams in progress. */
-  readonly openStreams: number;
-  close(): Promise<void>;
-}
-
-/** Listens for gRPC on its own port (plaintext h2c unless `tls` is given). */
-export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions = {}): Promise<RunningGrpcServer> {
-  const server = new Server({
-    'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-    ...(options.maxConcurrentStreams ? { 'grpc.max_concurrent_streams': options.maxConcurrentStreams } : {}),
-    ...options.serverOptions,
-  });
-  const services = [createGrpcService(source, options), ...(options.compat03 === false ? [] : [createGrpc03Service(source, options)])];
-  for (const service of services) server.addService(service.definition, service.implementation);
-  const host = options.host ?? '127.0.0.1';
-  const tls = options.tls;
-  const credentials = tls
-    ? tls.ca !== undefined
-      ? new ClientCertificateCredentials({ cert: toBuffer(tls.cert), key: toBuffer(tls.key), ca: (Array.isArray(tls.ca) ? tls.ca : [tls.ca]).map(toBuffer) })
-      : ServerCredentials.createSsl(null, [{ cert_chain: toBuffer(tls.cert), private_key: toBuffer(tls.key) }], false)
-    : ServerCredentials.createInsecure();
-  const bindHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${bindHost}:${options.port ?? 0}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound)));
-  });
-  let closed: Promise<void> | undefined;
-  return {
-    address: `${bindHost}:${port}`,
-    port,
-    server,
-    get openStreams() {
-      return services.reduce((n, service) => n + service.openStreams, 0);
-    },
-    close() {
-      // R24: stop accepting, end streams with UNAVAILABLE (clients resubscribe elsewhere),
-      // let unary calls finish, then give running agents the rest of the deadline.
-      closed ??= (async () => {
-        const timeout = options.shutdownTimeoutMs ?? 10_000;
-        const timer = setTimeout(() => server.forceShutdown(), timeout);
-        const shutdown = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
-        for (const service of services) service.endStreams();
-        await shutdown;
-        clearTimeout(timer);
-        if (options.drainOnClose !== false) await resolver(source)().drain(timeout);
-      })();
-      return closed;
-    },
-  };
-}
-
-/**
- * TLS that requests a client certificate but lets the call through without a trusted one, so
- * the card's requirements answer UNAUTHENTICATED (createSsl's checkClientCertificate would end
- * the handshake instead). grpc-js hands the certificate to calls only when it verified.
- */
-class ClientCertificateCredentials extends ServerCredentials {
-  constructor(context: { cert: Buffer; key: Buffer; ca: Buffer[] }) {
-    super({ requestCert: true, rejectUnauthorized: false }, { cert: context.cert, key: context.key, ca: context.ca });
-  }
-
-  _equals(other: ServerCredentials): boolean {
-    return other === this;
-  }
-}
-
-function toBuffer(value: string | Uint8Array): Buffer {
-  return typeof value === 'string' ? Buffer.from(value) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
 }
