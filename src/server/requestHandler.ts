@@ -9,7 +9,6 @@ import {
   ExtendedAgentCardNotConfiguredError,
   PushNotificationNotSupportedError,
   TaskNotCancelableError,
-  TaskNotFoundError,
   UnsupportedOperationError,
   invalidField,
 } from '../protocol/errors.js';
@@ -20,7 +19,6 @@ import type {
   CancelTaskRequest,
   GetTaskRequest,
   ListTasksRequest,
-  ListTasksResponse,
   Message,
   OperationName,
   SendMessageRequest,
@@ -39,11 +37,10 @@ import { detachedExecution, takeOverTask, type DetachedRunDeps } from './detache
 import { textOf } from './runContext.js';
 import { checkInputModes } from './mediaTypes.js';
 import { messageClaim, messageFingerprint } from './messageFingerprint.js';
-import { decodePageToken, encodePageToken } from './pageToken.js';
 import { MemoryTaskStore } from './stores/memoryStore.js';
 import type { TaskRecord, TaskStore } from './stores/taskStore.js';
-import { statusTime } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
+import { getTask, listTasks, ownerOf, requireTask } from './taskQueries.js';
 import { onSettled, toPushStream } from './pushStream.js';
 import { readTaskStream, singleItem, type StreamItem, type TaskStreamOptions } from './taskStream.js';
 import { timeOrderedId } from './timeOrderedId.js';
@@ -144,7 +141,7 @@ export class A2ARequestHandler {
     return runtime({
       store: this.store,
       options: options.push ?? {},
-      requireTask: (tenant, taskId, owner) => this.requireTask(tenant, taskId, owner),
+      requireTask: (tenant, taskId, owner) => requireTask(this.store, { tenant, id: taskId }, owner),
       newId: this.newId,
       onError: options.onError,
     });
@@ -170,9 +167,9 @@ export class A2ARequestHandler {
       case 'sendMessage':
         return (await this.sendMessage(req as SendMessageRequest, ctx)) as OperationResponses[K];
       case 'getTask':
-        return (await this.getTask(req as GetTaskRequest, ctx)) as OperationResponses[K];
+        return (await getTask(this.store, req as GetTaskRequest, ownerOf(ctx))) as OperationResponses[K];
       case 'listTasks':
-        return (await this.listTasks(req as ListTasksRequest, ctx)) as OperationResponses[K];
+        return (await listTasks(this.store, req as ListTasksRequest, ownerOf(ctx))) as OperationResponses[K];
       case 'cancelTask':
         return (await this.cancelTask(req as CancelTaskRequest, ctx)) as OperationResponses[K];
       case 'getExtendedAgentCard':
@@ -257,7 +254,7 @@ export class A2ARequestHandler {
 
   private async subscribeToTask(req: SubscribeToTaskRequest, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     const tenant = req.tenant ?? '';
-    const record = await this.requireTask(tenant, req.id, ownerOf(ctx));
+    const record = await requireTask(this.store, { tenant, id: req.id }, ownerOf(ctx));
     if (ctx.lastEventId !== undefined) return this.openStream({ tenant, taskId: req.id, start: ctx.lastEventId });
     if (isTerminalState(record.task.status.state)) {
       throw new UnsupportedOperationError(`Task ${req.id} is in a terminal state and cannot be subscribed to`, { metadata: { taskId: req.id } });
@@ -274,37 +271,9 @@ export class A2ARequestHandler {
     });
   }
 
-  private async getTask(req: GetTaskRequest, ctx: CallContext): Promise<Task> {
-    const record = await this.requireTask(req.tenant ?? '', req.id, ownerOf(ctx));
-    return shapeTask(record.task, { historyLength: req.historyLength });
-  }
-
-  private async listTasks(req: ListTasksRequest, ctx: CallContext): Promise<ListTasksResponse> {
-    const pageSize = req.pageSize ?? 50;
-    const after = decodePageToken(req);
-    const result = await this.store.list({
-      tenant: req.tenant ?? '',
-      // ListTasks shows only the caller's tasks (spec 13.1).
-      owner: ownerOf(ctx),
-      ...(req.contextId ? { contextId: req.contextId } : {}),
-      ...(req.status ? { status: req.status } : {}),
-      ...(req.statusTimestampAfter ? { statusTimestampAfter: req.statusTimestampAfter } : {}),
-      pageSize,
-      ...(after ? { after } : {}),
-    });
-    const shape = { historyLength: req.historyLength, includeArtifacts: req.includeArtifacts === true };
-    const last = result.records[result.records.length - 1];
-    return {
-      tasks: result.records.map((r) => shapeTask(r.task, shape)),
-      nextPageToken: result.hasMore && last ? encodePageToken(req, { timestamp: statusTime(last.task), id: last.task.id }) : '',
-      pageSize,
-      totalSize: result.totalSize,
-    };
-  }
-
   private async cancelTask(req: CancelTaskRequest, ctx: CallContext): Promise<Task> {
     const tenant = req.tenant ?? '';
-    const record = await this.requireTask(tenant, req.id, ownerOf(ctx));
+    const record = await requireTask(this.store, { tenant, id: req.id }, ownerOf(ctx));
     const notCancelable = () =>
       new TaskNotCancelableError(`Task ${req.id} is in a terminal state and cannot be canceled`, { metadata: { taskId: req.id } });
     if (isTerminalState(record.task.status.state)) throw notCancelable();
@@ -316,7 +285,7 @@ export class A2ARequestHandler {
     // dropped (LIFE-02) and blocking callers see the canceled task (MSG-01).
     if (!updater.isTerminal) await updater.cancel();
     this.runner.abort(tenant, req.id);
-    const after = (await this.requireTask(tenant, req.id, ownerOf(ctx))).task;
+    const after = (await requireTask(this.store, { tenant, id: req.id }, ownerOf(ctx))).task;
     // R5: if the agent finished first, this cancel changed nothing: the task is not cancelable.
     if (after.status.state !== 'TASK_STATE_CANCELED') throw notCancelable();
     return after;
@@ -341,14 +310,7 @@ export class A2ARequestHandler {
       throw invalidField('message.messageId', 'was already used for a different message');
     }
     if (options.wait) await this.runner.idle(tenant, seen.taskId);
-    return this.requireTask(tenant, seen.taskId, options.owner);
-  }
-
-  /** SEC-03 / spec 13.1: someone else's task is reported exactly like a missing one. */
-  private async requireTask(tenant: string, id: string, owner: string): Promise<TaskRecord> {
-    const record = await this.store.get(tenant, id);
-    if (!record || record.owner !== owner) throw new TaskNotFoundError(`Task ${id} not found`, { metadata: { taskId: id } });
-    return record;
+    return requireTask(this.store, { tenant, id: seen.taskId }, options.owner);
   }
 
   /** Validates the message against its task (CTX rules, LIFE-03) and starts the agent. */
@@ -362,7 +324,7 @@ export class A2ARequestHandler {
     let existing: TaskRecord | undefined;
     let contextId: string;
     if (message.taskId) {
-      existing = await this.requireTask(tenant, message.taskId, ownerOf(ctx));
+      existing = await requireTask(this.store, { tenant, id: message.taskId }, ownerOf(ctx));
       if (isTerminalState(existing.task.status.state)) {
         throw new UnsupportedOperationError(`Task ${message.taskId} is in a terminal state; start a new task in the same context`, {
           metadata: { taskId: message.taskId },
@@ -428,11 +390,6 @@ export class A2ARequestHandler {
     // Deliveries not yet made stay in the outbox for the next start.
     await this.push?.dispatcher?.stop();
   }
-}
-
-/** Tasks belong to who created them: the authenticated principal, or '' without authentication. */
-function ownerOf(ctx: CallContext): string {
-  return ctx.principal?.id ?? '';
 }
 
 

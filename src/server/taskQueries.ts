@@ -1,0 +1,51 @@
+/**
+ * Reading stored tasks for a caller: whose a task is (ownerOf), the ownership check every
+ * operation on a task starts with (requireTask, SEC-03), and the two read operations, GetTask
+ * and ListTasks.
+ */
+import { TaskNotFoundError } from '../protocol/errors.js';
+import type { GetTaskRequest, ListTasksRequest, ListTasksResponse, Task } from '../protocol/types.js';
+import { decodePageToken, encodePageToken } from './pageToken.js';
+import type { CallContext } from './requestHandler.js';
+import { statusTime, type TaskRecord, type TaskStore } from './stores/taskStore.js';
+import { shapeTask } from './taskShape.js';
+
+/** Tasks belong to who created them: the authenticated principal, or '' without authentication. */
+export function ownerOf(ctx: CallContext): string {
+  return ctx.principal?.id ?? '';
+}
+
+/** SEC-03 / spec 13.1: someone else's task is reported exactly like a missing one. */
+export async function requireTask(store: TaskStore, task: { tenant: string; id: string }, owner: string): Promise<TaskRecord> {
+  const record = await store.get(task.tenant, task.id);
+  if (!record || record.owner !== owner) throw new TaskNotFoundError(`Task ${task.id} not found`, { metadata: { taskId: task.id } });
+  return record;
+}
+
+export async function getTask(store: TaskStore, req: GetTaskRequest, owner: string): Promise<Task> {
+  const record = await requireTask(store, { tenant: req.tenant ?? '', id: req.id }, owner);
+  return shapeTask(record.task, { historyLength: req.historyLength });
+}
+
+export async function listTasks(store: TaskStore, req: ListTasksRequest, owner: string): Promise<ListTasksResponse> {
+  const pageSize = req.pageSize ?? 50;
+  const after = decodePageToken(req);
+  const result = await store.list({
+    tenant: req.tenant ?? '',
+    // ListTasks shows only the caller's tasks (spec 13.1).
+    owner,
+    ...(req.contextId ? { contextId: req.contextId } : {}),
+    ...(req.status ? { status: req.status } : {}),
+    ...(req.statusTimestampAfter ? { statusTimestampAfter: req.statusTimestampAfter } : {}),
+    pageSize,
+    ...(after ? { after } : {}),
+  });
+  const shape = { historyLength: req.historyLength, includeArtifacts: req.includeArtifacts === true };
+  const last = result.records[result.records.length - 1];
+  return {
+    tasks: result.records.map((r) => shapeTask(r.task, shape)),
+    nextPageToken: result.hasMore && last ? encodePageToken(req, { timestamp: statusTime(last.task), id: last.task.id }) : '',
+    pageSize,
+    totalSize: result.totalSize,
+  };
+}
