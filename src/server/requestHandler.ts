@@ -10,16 +10,14 @@ import {
   PushNotificationNotSupportedError,
   TaskNotCancelableError,
   UnsupportedOperationError,
-  invalidField,
 } from '../protocol/errors.js';
-import { activatedExtensions, checkRequiredExtensions } from '../protocol/serviceParams.js';
+import { checkRequiredExtensions } from '../protocol/serviceParams.js';
 import { isTerminalState } from '../protocol/taskStates.js';
 import type {
   AgentCard,
   CancelTaskRequest,
   GetTaskRequest,
   ListTasksRequest,
-  Message,
   OperationName,
   SendMessageRequest,
   SendMessageResponse,
@@ -31,14 +29,11 @@ import type {
 } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
 import { LocalEventBus, type EventBus } from './eventBus.js';
-import { LazyAbort } from './lazyAbort.js';
-import { Execution, type Outcome } from './execution.js';
-import { detachedExecution, takeOverTask, type DetachedRunDeps } from './detachedRun.js';
-import { textOf } from './runContext.js';
-import { checkInputModes } from './mediaTypes.js';
-import { messageClaim, messageFingerprint } from './messageFingerprint.js';
+import type { Outcome } from './execution.js';
+import { detachedExecution, takeOverTask } from './detachedRun.js';
+import { duplicateOf, startExecution, type MessageRunDeps } from './messageRun.js';
 import { MemoryTaskStore } from './stores/memoryStore.js';
-import type { TaskRecord, TaskStore } from './stores/taskStore.js';
+import type { TaskStore } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
 import { getTask, listTasks, ownerOf, requireTask } from './taskQueries.js';
 import { onSettled, toPushStream } from './pushStream.js';
@@ -113,6 +108,8 @@ export class A2ARequestHandler {
   private readonly abuse: AbuseLimits | undefined;
   /** Push configs and their delivery worker, when the card declares push notifications. */
   readonly push: PushRuntime | undefined;
+  /** What runs of the agent need: those messages start (messageRun.ts), takeovers and cancel hooks (detachedRun.ts). */
+  private readonly runDeps: MessageRunDeps;
 
   constructor(private readonly options: RequestHandlerOptions) {
     this.agentCard = options.agentCard;
@@ -125,10 +122,22 @@ export class A2ARequestHandler {
     this.runner = new TaskRunner({
       bus: this.bus,
       leases: options.leases ? this.leaseOptions(options.leases) : undefined,
-      takeOver: (lease) => takeOverTask(this.detached(), lease),
+      takeOver: (lease) => takeOverTask(this.runDeps, lease),
       onError: options.onError,
     });
     this.writer = new TaskWriter(this.store, this.bus, this.push?.onWritten);
+    this.runDeps = {
+      writer: this.writer,
+      executor: this.executor,
+      newId: this.newId,
+      onError: options.onError,
+      store: this.store,
+      runner: this.runner,
+      resumable: options.resumable === true,
+      agentCard: this.agentCard,
+      push: this.push,
+      abuse: this.abuse,
+    };
   }
 
   private startPush(options: RequestHandlerOptions): PushRuntime {
@@ -224,9 +233,9 @@ export class A2ARequestHandler {
 
   private async sendMessage(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
     // R4: a retry of a message already received is answered from its task; the agent does not run again.
-    const duplicate = await this.duplicateOf(req, { wait: req.configuration?.returnImmediately !== true, owner: ownerOf(ctx) });
+    const duplicate = await duplicateOf(this.runDeps, req, { wait: req.configuration?.returnImmediately !== true, owner: ownerOf(ctx) });
     if (duplicate) return this.toResponse({ kind: 'task', record: duplicate }, req.configuration?.historyLength);
-    const execution = await this.startExecution(req, ctx);
+    const execution = await startExecution(this.runDeps, req, ctx);
     const wait = req.configuration?.returnImmediately ? execution.started : execution.settled;
     return this.toResponse(await wait, req.configuration?.historyLength);
   }
@@ -235,10 +244,10 @@ export class A2ARequestHandler {
     const existing = req.message.taskId !== undefined;
     const tenant = req.tenant ?? '';
     const historyLength = req.configuration?.historyLength;
-    const duplicate = await this.duplicateOf(req, { wait: false, owner: ownerOf(ctx) });
+    const duplicate = await duplicateOf(this.runDeps, req, { wait: false, owner: ownerOf(ctx) });
     // R4: a retried stream follows the task its first delivery started, from its current snapshot.
     if (duplicate) return this.openStream({ tenant, taskId: duplicate.task.id, start: 'snapshot', historyLength });
-    const execution = await this.startExecution(req, ctx);
+    const execution = await startExecution(this.runDeps, req, ctx);
     const first = await execution.started;
     if (first.kind === 'refused') throw first.error;
     if (first.kind === 'message') return singleItem({ event: { message: first.message } });
@@ -277,7 +286,7 @@ export class A2ARequestHandler {
     const notCancelable = () =>
       new TaskNotCancelableError(`Task ${req.id} is in a terminal state and cannot be canceled`, { metadata: { taskId: req.id } });
     if (isTerminalState(record.task.status.state)) throw notCancelable();
-    const updater = detachedExecution(this.detached(), record);
+    const updater = detachedExecution(this.runDeps, record);
     if (this.executor.cancel) {
       await this.executor.cancel({ task: record.task, tenant, signal: AbortSignal.timeout(30_000) }, updater);
     }
@@ -297,87 +306,6 @@ export class A2ARequestHandler {
     return typeof source === 'function' ? source(ctx) : source;
   }
 
-  /**
-   * R4: the task of a message id already recorded in this tenant, after the run it started has
-   * settled (unless `wait` is false); a different message under a used id is invalid params.
-   */
-  private async duplicateOf(req: SendMessageRequest, options: { wait: boolean; owner: string }): Promise<TaskRecord | undefined> {
-    const tenant = req.tenant ?? '';
-    const seen = await this.store.findMessage(tenant, req.message.messageId);
-    if (!seen) return undefined;
-    // Another principal's message id is "used", without saying by whom or for which task.
-    if (seen.owner !== options.owner || seen.fingerprint !== messageFingerprint(req.message)) {
-      throw invalidField('message.messageId', 'was already used for a different message');
-    }
-    if (options.wait) await this.runner.idle(tenant, seen.taskId);
-    return requireTask(this.store, { tenant, id: seen.taskId }, options.owner);
-  }
-
-  /** Validates the message against its task (CTX rules, LIFE-03) and starts the agent. */
-  private async startExecution(req: SendMessageRequest, ctx: CallContext): Promise<Execution> {
-    const tenant = req.tenant ?? '';
-    const message = req.message;
-    if (req.configuration?.taskPushNotificationConfig && this.agentCard.capabilities.pushNotifications !== true) {
-      throw new PushNotificationNotSupportedError();
-    }
-    checkInputModes(this.agentCard, req.message);
-    let existing: TaskRecord | undefined;
-    let contextId: string;
-    if (message.taskId) {
-      existing = await requireTask(this.store, { tenant, id: message.taskId }, ownerOf(ctx));
-      if (isTerminalState(existing.task.status.state)) {
-        throw new UnsupportedOperationError(`Task ${message.taskId} is in a terminal state; start a new task in the same context`, {
-          metadata: { taskId: message.taskId },
-        });
-      }
-      contextId = existing.task.contextId ?? '';
-      if (message.contextId && message.contextId !== contextId) {
-        throw invalidField('message.contextId', `does not match the context of task ${message.taskId}`);
-      }
-    } else {
-      contextId = message.contextId || this.newId();
-    }
-    const taskId = message.taskId ?? this.newId();
-    const inline = req.configuration?.taskPushNotificationConfig;
-    const pushConfig = inline && this.push ? await this.push.configs.inline(inline, { tenant, taskId, existing: existing !== undefined, protocolVersion: ctx.protocolVersion }) : undefined;
-    const controller = new LazyAbort();
-    const stored = withIds(message, taskId, contextId);
-    const execution = new Execution({
-      writer: this.writer,
-      executor: this.executor,
-      existing,
-      abort: controller,
-      claim: messageClaim(message),
-      owner: ownerOf(ctx),
-      pushConfig,
-      newId: this.newId,
-      onError: this.options.onError,
-      context: {
-        message: stored,
-        text: textOf(stored.parts),
-        taskId,
-        contextId,
-        task: existing?.task,
-        request: req,
-        tenant,
-        extensions: ctx.requestedExtensions.length === 0 ? [] : activatedExtensions(this.agentCard, ctx.requestedExtensions),
-        protocolVersion: ctx.protocolVersion,
-        principal: ctx.principal,
-      },
-    });
-    // R25: runs in one context at once (a new task only; follow-ups continue theirs).
-    const release = existing ? undefined : this.abuse?.startTask(tenant, contextId);
-    if (release) void execution.settled.then(release, release);
-    // One executor per task at a time: a follow-up waits for the previous run to finish.
-    void this.runner.schedule({ tenant, taskId, execution, abort: controller });
-    return execution;
-  }
-
-  /** What runs outside a request need: takeovers (leases) and cancel hooks. */
-  private detached(): DetachedRunDeps {
-    return { writer: this.writer, executor: this.executor, newId: this.newId, onError: this.options.onError, store: this.store, runner: this.runner, resumable: this.options.resumable === true };
-  }
-
   private toResponse(outcome: Outcome, historyLength: number | undefined): SendMessageResponse {
     if (outcome.kind === 'refused') throw outcome.error;
     if (outcome.kind === 'message') return { message: outcome.message };
@@ -392,16 +320,3 @@ export class A2ARequestHandler {
   }
 }
 
-
-/**
- * The user message as the task keeps it: with its task and context ids. Built field by field
- * (not by spreading) so every stored message shares one hidden class; a spread copy of a
- * decoded message got a map of its own in V8, some 300 bytes more per kept task.
- */
-function withIds(message: Message, taskId: string, contextId: string): Message {
-  const stored: Message = { messageId: message.messageId, contextId, taskId, role: message.role, parts: message.parts };
-  if (message.metadata !== undefined) stored.metadata = message.metadata;
-  if (message.extensions !== undefined) stored.extensions = message.extensions;
-  if (message.referenceTaskIds !== undefined) stored.referenceTaskIds = message.referenceTaskIds;
-  return stored;
-}

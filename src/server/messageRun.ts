@@ -1,0 +1,116 @@
+/**
+ * Runs of an agent that a received message starts (SendMessage, SendStreamingMessage): the R4
+ * check for a message already received (duplicateOf), and the message validated against its task
+ * and handed to the agent (startExecution). Runs that no request started are in detachedRun.ts.
+ */
+import { PushNotificationNotSupportedError, UnsupportedOperationError, invalidField } from '../protocol/errors.js';
+import { activatedExtensions } from '../protocol/serviceParams.js';
+import { isTerminalState } from '../protocol/taskStates.js';
+import type { AgentCard, Message, SendMessageRequest } from '../protocol/types.js';
+import type { PushRuntime } from '../push/pushOptions.js';
+import type { AbuseLimits } from './abuseLimits.js';
+import type { DetachedRunDeps } from './detachedRun.js';
+import { Execution } from './execution.js';
+import { LazyAbort } from './lazyAbort.js';
+import { checkInputModes } from './mediaTypes.js';
+import { messageClaim, messageFingerprint } from './messageFingerprint.js';
+import type { CallContext } from './requestHandler.js';
+import { textOf } from './runContext.js';
+import type { TaskRecord } from './stores/taskStore.js';
+import { ownerOf, requireTask } from './taskQueries.js';
+
+/** What a run a message starts needs from the request handler: a detached run's needs, the card, push configs and abuse limits. */
+export interface MessageRunDeps extends DetachedRunDeps {
+  agentCard: AgentCard;
+  push: PushRuntime | undefined;
+  abuse: AbuseLimits | undefined;
+}
+
+/**
+ * R4: the task of a message id already recorded in this tenant, after the run it started has
+ * settled (unless `wait` is false); a different message under a used id is invalid params.
+ */
+export async function duplicateOf(deps: MessageRunDeps, req: SendMessageRequest, options: { wait: boolean; owner: string }): Promise<TaskRecord | undefined> {
+  const tenant = req.tenant ?? '';
+  const seen = await deps.store.findMessage(tenant, req.message.messageId);
+  if (!seen) return undefined;
+  // Another principal's message id is "used", without saying by whom or for which task.
+  if (seen.owner !== options.owner || seen.fingerprint !== messageFingerprint(req.message)) {
+    throw invalidField('message.messageId', 'was already used for a different message');
+  }
+  if (options.wait) await deps.runner.idle(tenant, seen.taskId);
+  return requireTask(deps.store, { tenant, id: seen.taskId }, options.owner);
+}
+
+/** Validates the message against its task (CTX rules, LIFE-03) and starts the agent. */
+export async function startExecution(deps: MessageRunDeps, req: SendMessageRequest, ctx: CallContext): Promise<Execution> {
+  const tenant = req.tenant ?? '';
+  const message = req.message;
+  if (req.configuration?.taskPushNotificationConfig && deps.agentCard.capabilities.pushNotifications !== true) {
+    throw new PushNotificationNotSupportedError();
+  }
+  checkInputModes(deps.agentCard, req.message);
+  let existing: TaskRecord | undefined;
+  let contextId: string;
+  if (message.taskId) {
+    existing = await requireTask(deps.store, { tenant, id: message.taskId }, ownerOf(ctx));
+    if (isTerminalState(existing.task.status.state)) {
+      throw new UnsupportedOperationError(`Task ${message.taskId} is in a terminal state; start a new task in the same context`, {
+        metadata: { taskId: message.taskId },
+      });
+    }
+    contextId = existing.task.contextId ?? '';
+    if (message.contextId && message.contextId !== contextId) {
+      throw invalidField('message.contextId', `does not match the context of task ${message.taskId}`);
+    }
+  } else {
+    contextId = message.contextId || deps.newId();
+  }
+  const taskId = message.taskId ?? deps.newId();
+  const inline = req.configuration?.taskPushNotificationConfig;
+  const pushConfig = inline && deps.push ? await deps.push.configs.inline(inline, { tenant, taskId, existing: existing !== undefined, protocolVersion: ctx.protocolVersion }) : undefined;
+  const controller = new LazyAbort();
+  const stored = withIds(message, taskId, contextId);
+  const execution = new Execution({
+    writer: deps.writer,
+    executor: deps.executor,
+    existing,
+    abort: controller,
+    claim: messageClaim(message),
+    owner: ownerOf(ctx),
+    pushConfig,
+    newId: deps.newId,
+    onError: deps.onError,
+    context: {
+      message: stored,
+      text: textOf(stored.parts),
+      taskId,
+      contextId,
+      task: existing?.task,
+      request: req,
+      tenant,
+      extensions: ctx.requestedExtensions.length === 0 ? [] : activatedExtensions(deps.agentCard, ctx.requestedExtensions),
+      protocolVersion: ctx.protocolVersion,
+      principal: ctx.principal,
+    },
+  });
+  // R25: runs in one context at once (a new task only; follow-ups continue theirs).
+  const release = existing ? undefined : deps.abuse?.startTask(tenant, contextId);
+  if (release) void execution.settled.then(release, release);
+  // One executor per task at a time: a follow-up waits for the previous run to finish.
+  void deps.runner.schedule({ tenant, taskId, execution, abort: controller });
+  return execution;
+}
+
+/**
+ * The user message as the task keeps it: with its task and context ids. Built field by field
+ * (not by spreading) so every stored message shares one hidden class; a spread copy of a
+ * decoded message got a map of its own in V8, some 300 bytes more per kept task.
+ */
+function withIds(message: Message, taskId: string, contextId: string): Message {
+  const stored: Message = { messageId: message.messageId, contextId, taskId, role: message.role, parts: message.parts };
+  if (message.metadata !== undefined) stored.metadata = message.metadata;
+  if (message.extensions !== undefined) stored.extensions = message.extensions;
+  if (message.referenceTaskIds !== undefined) stored.referenceTaskIds = message.referenceTaskIds;
+  return stored;
+}
