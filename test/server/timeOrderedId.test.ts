@@ -41,3 +41,14 @@ test('the random tail differs between ids of the same millisecond', () => {
   const tails = new Set(Array.from({ length: 1000 }, () => timeOrderedId().slice(19)));
   assert.ok(tails.size > 990, `only ${tails.size} distinct tails of 1000`);
 });
+
+test('every one of the 48 time bits lands in its place, including those above 2^32', (t) => {
+  // Ascending and after the clocks above (a clock going back keeps the last millisecond).
+  for (const clock of [0x02468ace1357, 0x13579bdf0246, 0xfedcba987654, 0xfffffffffffe]) {
+    t.mock.method(Date, 'now', () => clock);
+    const id = timeOrderedId();
+    assert.match(id, UUID_V7);
+    assert.equal(millisOf(id), clock, id);
+    t.mock.restoreAll();
+  }
+});
