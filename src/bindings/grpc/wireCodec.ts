@@ -32,6 +32,39 @@ export class WireCodecError extends Error {
   }
 }
 
+/**
+ * Field names, list indexes and map keys down to the value being converted (by the encoder or
+ * the decoder), kept only to name that value in an error: the path string is built only then.
+ */
+export class JsonPath {
+  private readonly segments: (string | number)[] = [];
+  private depth = 0;
+
+  push(segment: string | number): void {
+    this.segments[this.depth++] = segment;
+  }
+
+  pop(): void {
+    this.depth--;
+  }
+
+  /** `a.b[2].c`: the path as written in error messages. */
+  toString(): string {
+    let path = '';
+    for (let i = 0; i < this.depth; i++) {
+      const s = this.segments[i] as string | number;
+      path = typeof s === 'number' ? `${path}[${s}]` : path ? `${path}.${s}` : s;
+    }
+    return path;
+  }
+
+  /** A WireCodecError for the value at this path. */
+  error(what: string): WireCodecError {
+    const path = this.toString();
+    return new WireCodecError(`${path || '(root)'} ${what}`, path);
+  }
+}
+
 export type Wkt = 'Struct' | 'Value' | 'ListValue' | 'Timestamp' | 'Empty';
 export type Json = unknown;
 export type JsonObject = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * is only assembled when it is reported in an error.
  */
 import type { DescEnum, DescMessage } from '@bufbuild/protobuf';
-import { MAX_SECONDS, MIN_SECONDS, WireCodecError, enumMaps, isObject, planOf, type FieldPlan, type Json, type JsonObject, type Plan, type Wkt } from './wireCodec.js';
+import { JsonPath, MAX_SECONDS, MIN_SECONDS, WireCodecError, enumMaps, isObject, planOf, type FieldPlan, type Json, type JsonObject, type Plan, type Wkt } from './wireCodec.js';
 
 export interface DecodeOptions {
   /** Add REQUIRED fields absent on the wire at their default value (what the HTTP bindings show). */
@@ -45,23 +45,16 @@ function defaultOf(f: FieldPlan): Json {
 class Reader {
   pos = 0;
   private depth = 0;
-  /** Field names, list indexes and map keys down to the value being read. */
-  private readonly segments: (string | number)[] = [];
+  /** Down to the value being read. */
+  private readonly segments = new JsonPath();
 
   constructor(
     readonly buf: Buffer,
     private readonly options: { fill: boolean; maxDepth: number },
   ) {}
 
-  private path(): string {
-    let path = '';
-    for (const s of this.segments) path = typeof s === 'number' ? `${path}[${s}]` : path ? `${path}.${s}` : s;
-    return path;
-  }
-
   fail(what: string): never {
-    const path = this.path();
-    throw new WireCodecError(`${path || '(root)'} ${what}`, path);
+    throw this.segments.error(what);
   }
 
   malformed(): never {
@@ -71,7 +64,7 @@ class Reader {
   /** Entering a nested object or list (R16: recursion is bounded, like JSON nesting over HTTP). */
   private enter(): void {
     if (++this.depth > this.options.maxDepth) {
-      throw new WireCodecError(`nesting deeper than ${this.options.maxDepth} levels`, this.path(), 'depth');
+      throw new WireCodecError(`nesting deeper than ${this.options.maxDepth} levels`, this.segments.toString(), 'depth');
     }
   }
 
