@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import type { Pool, PoolClient, PoolConfig, QueryConfig, QueryResultRow } from 'pg';
-import type { StreamResponse, Task } from '../../protocol/types.js';
+import type { Task } from '../../protocol/types.js';
 import {
   DuplicateMessageError,
   VersionConflictError,
@@ -50,6 +50,7 @@ import {
   type SqlTime,
 } from '../contract/pushSql.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
+import { appended, toMessageRecord, toRecord, toStoredEvent, type RecordRow } from '../contract/taskRows.js';
 import { leaseTtl, toLease, type LeaseRow } from '../contract/leaseSql.js';
 import { canonicalTime, listFilter, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
 import { leaseQueries, nameTag, pushQueries, statements, type LeaseQueryName, type PushQuery } from './postgresQueries.js';
@@ -76,14 +77,6 @@ export interface PurgeOptions {
   /** Most tasks deleted per statement (default 500). */
   batchSize?: number;
 }
-
-interface TaskRow {
-  owner: string;
-  task_json: string;
-  version: string;
-  seq: string;
-}
-
 
 export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, ActiveTaskSource {
   private closed = false;
@@ -133,8 +126,8 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
   }
 
   async get(tenant: string, taskId: string): Promise<TaskRecord | undefined> {
-    const row = (await this.run<TaskRow>(this.q.get, [tenant, taskId]))[0];
-    return row && { tenant, owner: row.owner, task: JSON.parse(row.task_json) as Task, version: Number(row.version), seq: Number(row.seq) };
+    const row = (await this.run<RecordRow>(this.q.get, [tenant, taskId]))[0];
+    return row && toRecord(tenant, row);
   }
 
   async create(tenant: string, task: Task, options: CreateOptions = {}): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
@@ -165,18 +158,13 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
     );
     const row = rows[0];
     if (!row) throw new VersionConflictError(input.taskId);
-    const seq = Number(row.seq);
-    const first = seq - input.events.length;
-    return {
-      record: { tenant: input.tenant, owner: row.owner, task: input.task, version: input.expectedVersion + 1, seq },
-      events: input.events.map((event, i) => ({ seq: first + i + 1, event })),
-    };
+    return appended(input, { seq: Number(row.seq), owner: row.owner });
   }
 
   /** R4: the task a user message id was recorded with, if any. */
   async findMessage(tenant: string, messageId: string): Promise<MessageRecord | undefined> {
     const row = (await this.run<{ task_id: string; fingerprint: string; owner: string | null }>(this.q.findMessage, [tenant, messageId]))[0];
-    return row && { messageId, taskId: row.task_id, fingerprint: row.fingerprint, owner: row.owner ?? '' };
+    return row && toMessageRecord(messageId, row);
   }
 
   /** Runs a claiming write: a duplicate message id aborts the whole statement (unique violation). */
@@ -193,7 +181,7 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
 
   async events(tenant: string, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
     const rows = await this.run<{ seq: string; event_json: string }>(this.q.events, [tenant, taskId, afterSeq]);
-    return rows.map((r) => ({ seq: Number(r.seq), event: JSON.parse(r.event_json) as StreamResponse }));
+    return rows.map(toStoredEvent);
   }
 
   async list(query: ListQuery): Promise<ListResult> {
@@ -209,7 +197,7 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
     const records: TaskRecord[] = [];
     for (const r of rows) {
       if (r.task_json === null || r.tenant === null) continue;
-      records.push({ tenant: r.tenant, owner: r.owner ?? '', task: JSON.parse(r.task_json) as Task, version: Number(r.version), seq: Number(r.seq) });
+      records.push(toRecord(r.tenant, r as RecordRow));
     }
     return { records: records.slice(0, limit), totalSize: total, hasMore: records.length > limit };
   }

@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
-import type { StreamResponse, Task } from '../../protocol/types.js';
+import type { Task } from '../../protocol/types.js';
 import {
   DuplicateMessageError,
   VersionConflictError,
@@ -54,6 +54,7 @@ import {
 } from '../contract/pushSql.js';
 import { TERMINAL_STATES, canonicalTime, listFilter, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
+import { appended, toMessageRecord, toRecord, toStoredEvent } from '../contract/taskRows.js';
 import { SQLITE_LEASE_DIALECT, leaseStatements, leaseTtl, toLease, type LeaseRow, type LeaseStatementName } from '../contract/leaseSql.js';
 import { GroupCommit } from './groupCommit.js';
 import { prepareTaskStatements, type TaskRow, type TaskStatements } from './sqliteStatements.js';
@@ -89,15 +90,6 @@ interface CreateRow {
   json: string;
   claim: MessageClaim | undefined;
   pushConfig: StoredPushConfig | undefined;
-}
-
-/** The record and stored events of an append whose last event got `seq`. */
-function appended(input: AppendInput, { seq, owner }: { seq: number; owner: string }): { record: TaskRecord; events: StoredEvent[] } {
-  const first = seq - input.events.length;
-  return {
-    record: { tenant: input.tenant, owner, task: input.task, version: input.expectedVersion + 1, seq },
-    events: input.events.map((event, i) => ({ seq: first + i + 1, event })),
-  };
 }
 
 export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, ActiveTaskSource {
@@ -200,7 +192,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
 
   async get(tenant: string, taskId: string): Promise<TaskRecord | undefined> {
     const row = this.stmt.get.get(tenant, taskId);
-    return row && { tenant, owner: row.owner, task: JSON.parse(row.task_json) as Task, version: row.version, seq: row.seq };
+    return row && toRecord(tenant, row);
   }
 
   async create(tenant: string, task: Task, options: CreateOptions = {}): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
@@ -225,11 +217,11 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   /** R4: the task a user message id was recorded with, if any. */
   async findMessage(tenant: string, messageId: string): Promise<MessageRecord | undefined> {
     const row = this.stmt.findMessage.get(tenant, messageId);
-    return row && { messageId, taskId: row.task_id, fingerprint: row.fingerprint, owner: row.owner ?? '' };
+    return row && toMessageRecord(messageId, row);
   }
 
   async events(tenant: string, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
-    return this.stmt.events.all(tenant, taskId, afterSeq).map((r) => ({ seq: r.seq, event: JSON.parse(r.event_json) as StreamResponse }));
+    return this.stmt.events.all(tenant, taskId, afterSeq).map(toStoredEvent);
   }
 
   async list(query: ListQuery): Promise<ListResult> {
@@ -240,7 +232,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
     const rows = page.all(...params, ...cursorParams(filter), limit + 1);
     const { n } = count.get(...params) as { n: number };
     return {
-      records: rows.slice(0, limit).map((r) => ({ tenant: r.tenant, owner: r.owner, task: JSON.parse(r.task_json) as Task, version: r.version, seq: r.seq })),
+      records: rows.slice(0, limit).map((r) => toRecord(r.tenant, r)),
       totalSize: n,
       hasMore: rows.length > limit,
     };

@@ -1,0 +1,37 @@
+/**
+ * Row to record mapping of the SQL stores, written once for SQLite and PostgreSQL: the task
+ * snapshot, its stored events, a recorded message id, and the result of an append. SQLite
+ * hands back numbers, PostgreSQL bigints as text; both become numbers here.
+ */
+import type { StreamResponse, Task } from '../../protocol/types.js';
+import type { AppendInput, MessageRecord, StoredEvent, TaskRecord } from '../../server/stores/taskStore.js';
+
+/** A task row: the snapshot and its counters. */
+export interface RecordRow {
+  owner: string | null;
+  task_json: string;
+  version: number | string;
+  seq: number | string;
+}
+
+export function toRecord(tenant: string, row: RecordRow): TaskRecord {
+  return { tenant, owner: row.owner ?? '', task: JSON.parse(row.task_json) as Task, version: Number(row.version), seq: Number(row.seq) };
+}
+
+export function toStoredEvent(row: { seq: number | string; event_json: string }): StoredEvent {
+  return { seq: Number(row.seq), event: JSON.parse(row.event_json) as StreamResponse };
+}
+
+/** A row of the messages table joined with its task's owner (none once the task is purged). */
+export function toMessageRecord(messageId: string, row: { task_id: string; fingerprint: string; owner: string | null }): MessageRecord {
+  return { messageId, taskId: row.task_id, fingerprint: row.fingerprint, owner: row.owner ?? '' };
+}
+
+/** The record and stored events of an append whose last event got `seq`. */
+export function appended(input: AppendInput, { seq, owner }: { seq: number; owner: string }): { record: TaskRecord; events: StoredEvent[] } {
+  const first = seq - input.events.length;
+  return {
+    record: { tenant: input.tenant, owner, task: input.task, version: input.expectedVersion + 1, seq },
+    events: input.events.map((event, i) => ({ seq: first + i + 1, event })),
+  };
+}
