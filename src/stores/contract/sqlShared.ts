@@ -62,6 +62,27 @@ export function listFilter(query: ListQuery): ListFilter {
   return filter;
 }
 
+/**
+ * The WHERE clause of a list query, written once for both dialects: `base` is the filter (and
+ * what totalSize counts), `cursor` the keyset bound (` AND …`, or empty). `bind` takes a value
+ * and returns its placeholder (`$n` on PostgreSQL, `@name` on SQLite).
+ */
+export function listWhere(tenant: string, filter: ListFilter, bind: (value: string) => string): { base: string; cursor: string } {
+  const where = [`tenant = ${bind(tenant)}`];
+  if (filter.owner !== undefined) where.push(`owner = ${bind(filter.owner)}`);
+  if (filter.contextId !== undefined) where.push(`context_id = ${bind(filter.contextId)}`);
+  if (filter.state !== undefined) where.push(`state = ${bind(filter.state)}`);
+  if (filter.since !== undefined) where.push(`status_ts >= ${bind(filter.since)}`);
+  let cursor = '';
+  if (filter.after) {
+    const t = bind(filter.after.timestamp);
+    const i = bind(filter.after.id);
+    // Keyset: the range on status_ts uses the index; the OR only trims the boundary timestamp.
+    cursor = ` AND status_ts <= ${t} AND (status_ts < ${t} OR id < ${i})`;
+  }
+  return { base: where.join(' AND '), cursor };
+}
+
 /** Validates a page size: the request layer bounds it, the store only refuses nonsense. */
 export function pageLimit(pageSize: number): number {
   if (!Number.isInteger(pageSize) || pageSize < 0) throw new RangeError(`pageSize must be a non-negative integer, got ${pageSize}`);

@@ -52,7 +52,7 @@ import {
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { appended, toMessageRecord, toRecord, toStoredEvent, type RecordRow } from '../contract/taskRows.js';
 import { leaseTtl, toLease, type LeaseRow } from '../contract/leaseSql.js';
-import { canonicalTime, listFilter, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
+import { canonicalTime, listFilter, listWhere, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
 import { leaseQueries, nameTag, pushQueries, statements, type LeaseQueryName, type PushQuery } from './postgresQueries.js';
 import { POSTGRES_MIGRATIONS, migratePostgres, quoteIdent, schemaVersionPg, type MigrationResult } from './migrations.js';
 
@@ -361,20 +361,8 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
   }
 
   private listQuery(tenant: string, filter: ListFilter, limit: number): { text: string; values: unknown[] } {
-    const values: unknown[] = [tenant];
-    const where = ['tenant = $1'];
-    if (filter.owner !== undefined) where.push(`owner = $${values.push(filter.owner)}`);
-    if (filter.contextId !== undefined) where.push(`context_id = $${values.push(filter.contextId)}`);
-    if (filter.state !== undefined) where.push(`state = $${values.push(filter.state)}`);
-    if (filter.since !== undefined) where.push(`status_ts >= $${values.push(filter.since)}`);
-    const base = where.join(' AND ');
-    let cursor = '';
-    if (filter.after) {
-      const t = values.push(filter.after.timestamp);
-      const i = values.push(filter.after.id);
-      // The range on status_ts uses the index; the OR only trims the boundary timestamp.
-      cursor = ` AND status_ts <= $${t} AND (status_ts < $${t} OR id < $${i})`;
-    }
+    const values: unknown[] = [];
+    const { base, cursor } = listWhere(tenant, filter, (value) => `$${values.push(value)}`);
     const l = values.push(limit + 1);
     const key = `${base}|${cursor}|${l}`;
     let text = this.listSql.get(key);

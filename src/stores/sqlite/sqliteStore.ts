@@ -52,7 +52,7 @@ import {
   type DeliveryRow,
   type PushStatementName,
 } from '../contract/pushSql.js';
-import { TERMINAL_STATES, canonicalTime, listFilter, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
+import { TERMINAL_STATES, canonicalTime, listFilter, listWhere, pageLimit, taskColumns } from '../contract/sqlShared.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { appended, toMessageRecord, toRecord, toStoredEvent } from '../contract/taskRows.js';
 import { SQLITE_LEASE_DIALECT, leaseStatements, leaseTtl, toLease, type LeaseRow, type LeaseStatementName } from '../contract/leaseSql.js';
@@ -226,11 +226,15 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
 
   async list(query: ListQuery): Promise<ListResult> {
     const limit = pageLimit(query.pageSize);
-    const filter = listFilter(query);
-    const { page, count } = this.listStatementsFor(filter);
-    const params = filterParams(query.tenant, filter);
-    const rows = page.all(...params, ...cursorParams(filter), limit + 1);
-    const { n } = count.get(...params) as { n: number };
+    const params: Record<string, string | number> = {};
+    const { base, cursor } = listWhere(query.tenant, listFilter(query), (value) => {
+      const name = `p${Object.keys(params).length + 1}`;
+      params[name] = value;
+      return `@${name}`;
+    });
+    const { page, count } = this.listStatementsFor(base, cursor);
+    const rows = page.all({ ...params, limit: limit + 1 });
+    const { n } = count.get(params) as { n: number };
     return {
       records: rows.slice(0, limit).map((r) => toRecord(r.tenant, r)),
       totalSize: n,
@@ -412,21 +416,14 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
     this.db.close();
   }
 
-  private listStatementsFor(filter: ListFilter) {
-    const shape = `${+(filter.owner !== undefined)}${+(filter.contextId !== undefined)}${+(filter.state !== undefined)}${+(filter.since !== undefined)}${+(filter.after !== undefined)}`;
+  /** The page and count statements of a list query's WHERE clause, prepared once per shape. */
+  private listStatementsFor(base: string, cursor: string) {
+    const shape = `${base}${cursor}`;
     let cached = this.listStatements.get(shape);
     if (!cached) {
-      const where = ['tenant = ?'];
-      if (filter.owner !== undefined) where.push('owner = ?');
-      if (filter.contextId !== undefined) where.push('context_id = ?');
-      if (filter.state !== undefined) where.push('state = ?');
-      if (filter.since !== undefined) where.push('status_ts >= ?');
-      const base = where.join(' AND ');
-      // Keyset: the range on status_ts uses the index; the OR only trims the boundary timestamp.
-      const cursor = filter.after !== undefined ? ' AND status_ts <= ? AND (status_ts < ? OR id < ?)' : '';
       cached = {
         page: this.db.prepare(
-          `SELECT tenant, owner, task_json, version, seq FROM tasks WHERE ${base}${cursor} ORDER BY status_ts DESC, id DESC LIMIT ?`,
+          `SELECT tenant, owner, task_json, version, seq FROM tasks WHERE ${base}${cursor} ORDER BY status_ts DESC, id DESC LIMIT @limit`,
         ),
         count: this.db.prepare(`SELECT count(*) AS n FROM tasks WHERE ${base}`),
       };
@@ -434,19 +431,6 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
     }
     return cached;
   }
-}
-
-function filterParams(tenant: string, filter: ListFilter): string[] {
-  const params = [tenant];
-  if (filter.owner !== undefined) params.push(filter.owner);
-  if (filter.contextId !== undefined) params.push(filter.contextId);
-  if (filter.state !== undefined) params.push(filter.state);
-  if (filter.since !== undefined) params.push(filter.since);
-  return params;
-}
-
-function cursorParams(filter: ListFilter): string[] {
-  return filter.after ? [filter.after.timestamp, filter.after.timestamp, filter.after.id] : [];
 }
 
 /** `@now` and `@expires` of the lease statements: epoch milliseconds of this host's clock. */
