@@ -33,22 +33,8 @@ import type {
   StoredPushConfig,
 } from '../../server/stores/pushStore.js';
 import type { AcquireLease, Lease, LeaseStore } from '../../server/stores/leaseStore.js';
-import {
-  DEFAULT_DEAD_LETTER_LIMIT,
-  configJson,
-  configPage,
-  earliest,
-  keyParams,
-  optionalTime,
-  parseConfig,
-  rowLimit,
-  toDeadLetter,
-  toDelivery,
-  type DeadLetterRow,
-  type DeliveryRow,
-  type PushStatementName,
-  type SqlTime,
-} from '../contract/pushSql.js';
+import { configJson, rowLimit, type DeliveryRow, type PushStatementName } from '../contract/pushSql.js';
+import { SqlOutbox } from '../contract/sqlOutbox.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { appended, toMessageRecord, toRecord, toStoredEvent, type RecordRow } from '../contract/taskRows.js';
 import { leaseTtl, toLease, type LeaseRow } from '../contract/leaseSql.js';
@@ -82,6 +68,8 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
   private closed = false;
   private readonly q: ReturnType<typeof statements>;
   private readonly push: Record<PushStatementName | 'claim', PushQuery>;
+  /** The push half: configs, the delivery outbox and dead letters. */
+  private readonly outbox: SqlOutbox;
   private readonly lease: Record<LeaseQueryName, PushQuery>;
   private readonly listSql = new Map<string, string>();
 
@@ -100,6 +88,11 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
     this.q = statements(schema, tag);
     this.push = pushQueries(schema, tag);
     this.lease = leaseQueries(schema, tag);
+    this.outbox = new SqlOutbox({
+      run: async (name, params) => (await this.pool.query(this.pushConfig(name, params))).rows,
+      claim: (options) => this.claim(options),
+      deleteConfig: (params) => this.deleteConfig(params),
+    });
   }
 
   /** Connects, applies pending migrations (unless `migrate: false`) and returns the store. */
@@ -209,72 +202,43 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
   }
 
   async putPushConfig(tenant: string, config: StoredPushConfig): Promise<StoredPushConfig> {
-    const json = configJson(config);
-    await this.pushRun('putConfig', { tenant, taskId: config.taskId, id: config.id, json });
-    return parseConfig(json);
+    return this.outbox.putPushConfig(tenant, config);
   }
 
   async getPushConfig(tenant: string, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
-    const row = (await this.pushRun<{ config_json: string }>('getConfig', { tenant, taskId, id }))[0];
-    return row && parseConfig(row.config_json);
+    return this.outbox.getPushConfig(tenant, taskId, id);
   }
 
   async listPushConfigs(tenant: string, taskId: string, page: { pageSize: number; afterId?: string }): Promise<PushConfigPage> {
-    const limit = rowLimit(page.pageSize, 'pageSize') + 1;
-    const rows =
-      page.afterId === undefined
-        ? await this.pushRun<{ config_json: string }>('listConfigs', { tenant, taskId, limit })
-        : await this.pushRun<{ config_json: string }>('listConfigsAfter', { tenant, taskId, afterId: page.afterId, limit });
-    return configPage(rows, page.pageSize);
+    return this.outbox.listPushConfigs(tenant, taskId, page);
   }
 
-  /**
-   * Two statements in one transaction, config first: an append that read the config before this
-   * delete committed holds a key-share lock on it, so the DELETE waits for that append, and the
-   * second statement's fresh snapshot then sees (and removes) the deliveries it enqueued. An
-   * append after the first statement finds the config gone.
-   */
   async deletePushConfig(tenant: string, taskId: string, id: string): Promise<boolean> {
-    return this.transaction(async (client) => {
-      const deleted = await client.query(this.pushConfig('deleteConfig', { tenant, taskId, id }));
-      await client.query(this.pushConfig('deleteConfigDeliveries', { tenant, taskId, id }));
-      return (deleted.rowCount ?? 0) > 0;
-    });
+    return this.outbox.deletePushConfig(tenant, taskId, id);
   }
 
   async claimDeliveries(options: ClaimOptions): Promise<PushDelivery[]> {
-    const limit = rowLimit(options.limit, 'limit');
-    if (limit === 0) return [];
-    const until = new Date(options.now.getTime() + options.lockMs).toISOString();
-    const rows = await this.pushRun<DeliveryRow & { next_attempt_at: Date }>('claim', { now: options.now.toISOString(), until, limit });
-    rows.sort((a, b) => a.next_attempt_at.getTime() - b.next_attempt_at.getTime());
-    return rows.map(toDelivery);
+    return this.outbox.claimDeliveries(options);
   }
 
   async completeDelivery(key: DeliveryKey): Promise<void> {
-    await this.pushRun('complete', keyParams(key));
+    return this.outbox.completeDelivery(key);
   }
 
   async retryDelivery(key: DeliveryKey, retry: { nextAttemptAt: Date; error: string }): Promise<void> {
-    await this.pushRun('retry', { ...keyParams(key), next: retry.nextAttemptAt.toISOString(), error: retry.error });
+    return this.outbox.retryDelivery(key, retry);
   }
 
   async deadLetterDelivery(key: DeliveryKey, failure: { error: string }): Promise<void> {
-    await this.pushRun('dead', { ...keyParams(key), error: failure.error });
+    return this.outbox.deadLetterDelivery(key, failure);
   }
 
   async nextDeliveryDue(): Promise<Date | undefined> {
-    const row = (await this.pushRun<{ next_attempt: SqlTime | null; lock_expiry: SqlTime | null }>('nextDue', {}))[0];
-    return earliest(optionalTime(row?.next_attempt), optionalTime(row?.lock_expiry));
+    return this.outbox.nextDeliveryDue();
   }
 
   async listDeadLetters(tenant: string, options: { taskId?: string; limit?: number } = {}): Promise<DeadLetter[]> {
-    const limit = rowLimit(options.limit ?? DEFAULT_DEAD_LETTER_LIMIT, 'limit');
-    const rows =
-      options.taskId === undefined
-        ? await this.pushRun<DeadLetterRow>('listDead', { tenant, limit })
-        : await this.pushRun<DeadLetterRow>('listDeadOfTask', { tenant, taskId: options.taskId, limit });
-    return rows.map((r) => toDeadLetter(tenant, r));
+    return this.outbox.listDeadLetters(tenant, options);
   }
 
   async acquireLease(input: AcquireLease): Promise<boolean> {
@@ -328,6 +292,26 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
     const config: QueryConfig = { text: query.text, values };
     if (query.name) config.name = query.name;
     return (await this.pool.query<R>(config)).rows;
+  }
+
+  private async claim(options: { now: string; until: string; limit: number }): Promise<DeliveryRow[]> {
+    const rows = await this.pushRun<DeliveryRow & { next_attempt_at: Date }>('claim', options);
+    rows.sort((a, b) => a.next_attempt_at.getTime() - b.next_attempt_at.getTime());
+    return rows;
+  }
+
+  /**
+   * Two statements in one transaction, config first: an append that read the config before this
+   * delete committed holds a key-share lock on it, so the DELETE waits for that append, and the
+   * second statement's fresh snapshot then sees (and removes) the deliveries it enqueued. An
+   * append after the first statement finds the config gone.
+   */
+  private async deleteConfig(params: { tenant: string; taskId: string; id: string }): Promise<boolean> {
+    return this.transaction(async (client) => {
+      const deleted = await client.query(this.pushConfig('deleteConfig', params));
+      await client.query(this.pushConfig('deleteConfigDeliveries', params));
+      return (deleted.rowCount ?? 0) > 0;
+    });
   }
 
   private pushConfig(name: PushStatementName | 'claim', params: Record<string, unknown>): QueryConfig {

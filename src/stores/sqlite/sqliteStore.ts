@@ -36,27 +36,14 @@ import type {
   StoredPushConfig,
 } from '../../server/stores/pushStore.js';
 import type { AcquireLease, Lease, LeaseStore } from '../../server/stores/leaseStore.js';
-import {
-  DEFAULT_DEAD_LETTER_LIMIT,
-  configJson,
-  configPage,
-  earliest,
-  keyParams,
-  optionalTime,
-  parseConfig,
-  pushStatements,
-  rowLimit,
-  toDeadLetter,
-  toDelivery,
-  type DeadLetterRow,
-  type DeliveryRow,
-  type PushStatementName,
-} from '../contract/pushSql.js';
+import { configJson, rowLimit } from '../contract/pushSql.js';
+import type { SqlOutbox } from '../contract/sqlOutbox.js';
 import { TERMINAL_STATES, canonicalTime, listFilter, listWhere, pageLimit, taskColumns } from '../contract/sqlShared.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { appended, toMessageRecord, toRecord, toStoredEvent } from '../contract/taskRows.js';
 import { SQLITE_LEASE_DIALECT, leaseStatements, leaseTtl, toLease, type LeaseRow, type LeaseStatementName } from '../contract/leaseSql.js';
 import { GroupCommit } from './groupCommit.js';
+import { preparePushStatements, sqliteOutbox, type PushStatements } from './sqliteOutbox.js';
 import { prepareTaskStatements, type TaskRow, type TaskStatements } from './sqliteStatements.js';
 export { ENQUEUE_SQL } from './sqliteStatements.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion, type MigrationResult } from './migrations.js';
@@ -98,7 +85,9 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   private closed = false;
   private registered = false;
   private readonly stmt: TaskStatements;
-  private readonly push: Record<PushStatementName, Statement<unknown[]>>;
+  private readonly push: PushStatements;
+  /** The push half: configs, the delivery outbox and dead letters. */
+  private readonly outbox: SqlOutbox;
   private readonly lease: Record<LeaseStatementName, Statement<unknown[]>>;
   private readonly listStatements = new Map<string, { page: Statement<unknown[], ListRow>; count: Statement<unknown[], { n: number }> }>();
   private readonly createTx: (row: CreateRow) => void;
@@ -107,8 +96,6 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   /** Group commit: the writes of one event-loop turn share one transaction (each in its own savepoint). */
   private readonly commits: GroupCommit;
   private readonly appendTx: (input: AppendInput & { claim?: MessageClaim }, eventJson: string[]) => { seq: number; owner: string };
-  private readonly claimTx: (options: { now: string; until: string; limit: number }) => DeliveryRow[];
-  private readonly deleteConfigTx: (params: { tenant: string; taskId: string; id: string }) => boolean;
 
   constructor(options: SqliteStoreOptions) {
     if (options.path !== ':memory:' && options.path !== '') mkdirSync(dirname(options.path), { recursive: true });
@@ -129,7 +116,8 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
     }
     const db = this.db;
     this.stmt = prepareTaskStatements(db);
-    this.push = Object.fromEntries(Object.entries(pushStatements('')).map(([name, sql]) => [name, db.prepare(sql)])) as typeof this.push;
+    this.push = preparePushStatements(db);
+    this.outbox = sqliteOutbox(db, this.push);
     const leaseSql = leaseStatements({ prefix: '', ...SQLITE_LEASE_DIALECT });
     this.lease = Object.fromEntries(Object.entries(leaseSql).map(([name, sql]) => [name, db.prepare(sql)])) as typeof this.lease;
     const enqueue = (row: { tenant: string; taskId: string; first: number; last: number }): void => {
@@ -176,18 +164,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
       enqueue({ tenant, taskId, first: row.seq - eventJson.length + 1, last: row.seq });
       return row;
     }).immediate;
-    // One IMMEDIATE transaction: claims of other processes wait for the write lock, then see the locks.
-    this.claimTx = db.transaction(({ now, until, limit }: { now: string; until: string; limit: number }): DeliveryRow[] => {
-      const rows = this.push.claimable.all({ now, limit }) as DeliveryRow[];
-      for (const r of rows) this.push.lock.run({ tenant: r.tenant, taskId: r.task_id, configId: r.config_id, seq: r.seq, until });
-      return rows;
-    }).immediate;
     this.commits = new GroupCommit(db);
-    this.deleteConfigTx = db.transaction((params: { tenant: string; taskId: string; id: string }): boolean => {
-      const { changes } = this.push.deleteConfig.run(params);
-      this.push.deleteConfigDeliveries.run(params);
-      return changes > 0;
-    }).immediate;
   }
 
   async get(tenant: string, taskId: string): Promise<TaskRecord | undefined> {
@@ -243,62 +220,43 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   }
 
   async putPushConfig(tenant: string, config: StoredPushConfig): Promise<StoredPushConfig> {
-    const json = configJson(config);
-    this.push.putConfig.run({ tenant, taskId: config.taskId, id: config.id, json });
-    return parseConfig(json);
+    return this.outbox.putPushConfig(tenant, config);
   }
 
   async getPushConfig(tenant: string, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
-    const row = this.push.getConfig.get({ tenant, taskId, id }) as { config_json: string } | undefined;
-    return row && parseConfig(row.config_json);
+    return this.outbox.getPushConfig(tenant, taskId, id);
   }
 
   async listPushConfigs(tenant: string, taskId: string, page: { pageSize: number; afterId?: string }): Promise<PushConfigPage> {
-    const limit = rowLimit(page.pageSize, 'pageSize') + 1;
-    const rows = (
-      page.afterId === undefined
-        ? this.push.listConfigs.all({ tenant, taskId, limit })
-        : this.push.listConfigsAfter.all({ tenant, taskId, afterId: page.afterId, limit })
-    ) as Array<{ config_json: string }>;
-    return configPage(rows, page.pageSize);
+    return this.outbox.listPushConfigs(tenant, taskId, page);
   }
 
   async deletePushConfig(tenant: string, taskId: string, id: string): Promise<boolean> {
-    return this.deleteConfigTx({ tenant, taskId, id });
+    return this.outbox.deletePushConfig(tenant, taskId, id);
   }
 
   async claimDeliveries(options: ClaimOptions): Promise<PushDelivery[]> {
-    const limit = rowLimit(options.limit, 'limit');
-    if (limit === 0) return [];
-    const until = new Date(options.now.getTime() + options.lockMs).toISOString();
-    return this.claimTx({ now: options.now.toISOString(), until, limit }).map(toDelivery);
+    return this.outbox.claimDeliveries(options);
   }
 
   async completeDelivery(key: DeliveryKey): Promise<void> {
-    this.push.complete.run(keyParams(key));
+    return this.outbox.completeDelivery(key);
   }
 
   async retryDelivery(key: DeliveryKey, retry: { nextAttemptAt: Date; error: string }): Promise<void> {
-    this.push.retry.run({ ...keyParams(key), next: retry.nextAttemptAt.toISOString(), error: retry.error });
+    return this.outbox.retryDelivery(key, retry);
   }
 
   async deadLetterDelivery(key: DeliveryKey, failure: { error: string }): Promise<void> {
-    this.push.dead.run({ ...keyParams(key), error: failure.error });
+    return this.outbox.deadLetterDelivery(key, failure);
   }
 
   async nextDeliveryDue(): Promise<Date | undefined> {
-    const row = this.push.nextDue.get() as { next_attempt: string | null; lock_expiry: string | null };
-    return earliest(optionalTime(row.next_attempt), optionalTime(row.lock_expiry));
+    return this.outbox.nextDeliveryDue();
   }
 
   async listDeadLetters(tenant: string, options: { taskId?: string; limit?: number } = {}): Promise<DeadLetter[]> {
-    const limit = rowLimit(options.limit ?? DEFAULT_DEAD_LETTER_LIMIT, 'limit');
-    const rows = (
-      options.taskId === undefined
-        ? this.push.listDead.all({ tenant, limit })
-        : this.push.listDeadOfTask.all({ tenant, taskId: options.taskId, limit })
-    ) as DeadLetterRow[];
-    return rows.map((r) => toDeadLetter(tenant, r));
+    return this.outbox.listDeadLetters(tenant, options);
   }
 
   async acquireLease(input: AcquireLease): Promise<boolean> {
