@@ -33,11 +33,12 @@ import type {
   StoredPushConfig,
 } from '../../server/stores/pushStore.js';
 import type { AcquireLease, Lease, LeaseStore } from '../../server/stores/leaseStore.js';
-import { configJson, rowLimit, type DeliveryRow, type PushStatementName } from '../contract/pushSql.js';
+import { configJson, type DeliveryRow, type PushStatementName } from '../contract/pushSql.js';
 import { SqlOutbox } from '../contract/sqlOutbox.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { appended, toMessageRecord, toRecord, toStoredEvent, type RecordRow } from '../contract/taskRows.js';
-import { leaseTtl, toLease, type LeaseRow } from '../contract/leaseSql.js';
+import type { LeaseRow } from '../contract/leaseSql.js';
+import { SqlLeases } from '../contract/sqlLeases.js';
 import { canonicalTime, listFilter, listWhere, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
 import { leaseQueries, nameTag, pushQueries, statements, type LeaseQueryName, type PushQuery } from './postgresQueries.js';
 import { POSTGRES_MIGRATIONS, migratePostgres, quoteIdent, schemaVersionPg, type MigrationResult } from './migrations.js';
@@ -71,6 +72,8 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
   /** The push half: configs, the delivery outbox and dead letters. */
   private readonly outbox: SqlOutbox;
   private readonly lease: Record<LeaseQueryName, PushQuery>;
+  /** Task leases (scale-out): who runs a task, until when, on the database clock. */
+  private readonly leases: SqlLeases;
   private readonly listSql = new Map<string, string>();
 
   readonly pool: Pool;
@@ -92,6 +95,12 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
       run: async (name, params) => (await this.pool.query(this.pushConfig(name, params))).rows,
       claim: (options) => this.claim(options),
       deleteConfig: (params) => this.deleteConfig(params),
+    });
+    this.leases = new SqlLeases({
+      run: async (name, params) => (await this.leaseRun(name, params)).rowCount,
+      clock: (ttlMs) => ({ ttlMs }),
+      // One statement: the stale leases are deleted in a CTE beside the select of the candidates.
+      expired: async (limit) => (await this.leaseRun<LeaseRow>('expired', { limit })).rows,
     });
   }
 
@@ -242,27 +251,23 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
   }
 
   async acquireLease(input: AcquireLease): Promise<boolean> {
-    const { tenant, taskId, owner } = input;
-    return (await this.leaseRun('acquire', { tenant, taskId, owner, ttlMs: leaseTtl(input.ttlMs) })).rowCount > 0;
+    return this.leases.acquireLease(input);
   }
 
   async renewLeases(owner: string, ttlMs: number): Promise<number> {
-    return (await this.leaseRun('renew', { owner, ttlMs: leaseTtl(ttlMs) })).rowCount;
+    return this.leases.renewLeases(owner, ttlMs);
   }
 
   async releaseLease(tenant: string, taskId: string, owner: string): Promise<void> {
-    await this.leaseRun('release', { tenant, taskId, owner });
+    return this.leases.releaseLease(tenant, taskId, owner);
   }
 
-  /** One statement: the stale leases are deleted in a CTE beside the select of the candidates. */
   async expiredLeases(limit: number): Promise<Lease[]> {
-    const rows = (await this.leaseRun<LeaseRow>('expired', { limit: rowLimit(limit, 'limit') })).rows;
-    return rows.map(toLease);
+    return this.leases.expiredLeases(limit);
   }
 
   async takeOverLease(input: AcquireLease & { previousOwner: string }): Promise<boolean> {
-    const { tenant, taskId, owner, previousOwner } = input;
-    return (await this.leaseRun('takeOver', { tenant, taskId, owner, previousOwner, ttlMs: leaseTtl(input.ttlMs) })).rowCount > 0;
+    return this.leases.takeOverLease(input);
   }
 
   /**

@@ -36,13 +36,14 @@ import type {
   StoredPushConfig,
 } from '../../server/stores/pushStore.js';
 import type { AcquireLease, Lease, LeaseStore } from '../../server/stores/leaseStore.js';
-import { configJson, rowLimit } from '../contract/pushSql.js';
+import { configJson } from '../contract/pushSql.js';
 import type { SqlOutbox } from '../contract/sqlOutbox.js';
 import { TERMINAL_STATES, canonicalTime, listFilter, listWhere, pageLimit, taskColumns } from '../contract/sqlShared.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { appended, toMessageRecord, toRecord, toStoredEvent } from '../contract/taskRows.js';
-import { SQLITE_LEASE_DIALECT, leaseStatements, leaseTtl, toLease, type LeaseRow, type LeaseStatementName } from '../contract/leaseSql.js';
+import type { SqlLeases } from '../contract/sqlLeases.js';
 import { GroupCommit } from './groupCommit.js';
+import { sqliteLeases } from './sqliteLeases.js';
 import { preparePushStatements, sqliteOutbox, type PushStatements } from './sqliteOutbox.js';
 import { prepareTaskStatements, type TaskRow, type TaskStatements } from './sqliteStatements.js';
 export { ENQUEUE_SQL } from './sqliteStatements.js';
@@ -88,7 +89,8 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   private readonly push: PushStatements;
   /** The push half: configs, the delivery outbox and dead letters. */
   private readonly outbox: SqlOutbox;
-  private readonly lease: Record<LeaseStatementName, Statement<unknown[]>>;
+  /** Task leases (scale-out): who runs a task, until when. */
+  private readonly leases: SqlLeases;
   private readonly listStatements = new Map<string, { page: Statement<unknown[], ListRow>; count: Statement<unknown[], { n: number }> }>();
   private readonly createTx: (row: CreateRow) => void;
   /** A creation and its first change (CreateOptions.then), all or nothing. */
@@ -118,8 +120,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
     this.stmt = prepareTaskStatements(db);
     this.push = preparePushStatements(db);
     this.outbox = sqliteOutbox(db, this.push);
-    const leaseSql = leaseStatements({ prefix: '', ...SQLITE_LEASE_DIALECT });
-    this.lease = Object.fromEntries(Object.entries(leaseSql).map(([name, sql]) => [name, db.prepare(sql)])) as typeof this.lease;
+    this.leases = sqliteLeases(db);
     const enqueue = (row: { tenant: string; taskId: string; first: number; last: number }): void => {
       if (row.last >= row.first) this.stmt.enqueue.run({ ...row, now: new Date().toISOString() });
     };
@@ -260,29 +261,23 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   }
 
   async acquireLease(input: AcquireLease): Promise<boolean> {
-    const { tenant, taskId, owner } = input;
-    return this.lease.acquire.run({ tenant, taskId, owner, ...leaseClock(input.ttlMs) }).changes > 0;
+    return this.leases.acquireLease(input);
   }
 
   async renewLeases(owner: string, ttlMs: number): Promise<number> {
-    return this.lease.renew.run({ owner, ...leaseClock(ttlMs) }).changes;
+    return this.leases.renewLeases(owner, ttlMs);
   }
 
   async releaseLease(tenant: string, taskId: string, owner: string): Promise<void> {
-    this.lease.release.run({ tenant, taskId, owner });
+    return this.leases.releaseLease(tenant, taskId, owner);
   }
 
   async expiredLeases(limit: number): Promise<Lease[]> {
-    const n = rowLimit(limit, 'limit');
-    const now = Date.now();
-    this.lease.dropStale.run({ now });
-    if (n === 0) return [];
-    return (this.lease.expired.all({ now, limit: n }) as LeaseRow[]).map(toLease);
+    return this.leases.expiredLeases(limit);
   }
 
   async takeOverLease(input: AcquireLease & { previousOwner: string }): Promise<boolean> {
-    const { tenant, taskId, owner, previousOwner } = input;
-    return this.lease.takeOver.run({ tenant, taskId, owner, previousOwner, ...leaseClock(input.ttlMs) }).changes > 0;
+    return this.leases.takeOverLease(input);
   }
 
   /**
@@ -389,12 +384,6 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
     }
     return cached;
   }
-}
-
-/** `@now` and `@expires` of the lease statements: epoch milliseconds of this host's clock. */
-function leaseClock(ttlMs: number): { now: number; expires: number } {
-  const now = Date.now();
-  return { now, expires: now + Math.ceil(leaseTtl(ttlMs)) };
 }
 
 function processAlive(pid: number): boolean {
