@@ -8,7 +8,6 @@
  * the races).
  */
 import { mkdirSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
@@ -38,13 +37,16 @@ import type {
 import type { AcquireLease, Lease, LeaseStore } from '../../server/stores/leaseStore.js';
 import { configJson } from '../contract/pushSql.js';
 import type { SqlOutbox } from '../contract/sqlOutbox.js';
-import { TERMINAL_STATES, canonicalTime, listFilter, listWhere, pageLimit, taskColumns } from '../contract/sqlShared.js';
+import { listFilter, listWhere, pageLimit, taskColumns } from '../contract/sqlShared.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { appended, toMessageRecord, toRecord, toStoredEvent } from '../contract/taskRows.js';
 import type { SqlLeases } from '../contract/sqlLeases.js';
 import { GroupCommit } from './groupCommit.js';
+import { registerInstance, unregisterInstance } from './sqliteInstances.js';
 import { sqliteLeases } from './sqliteLeases.js';
 import { preparePushStatements, sqliteOutbox, type PushStatements } from './sqliteOutbox.js';
+import { purgeTerminal, type PurgeOptions } from './sqliteRetention.js';
+export type { PurgeOptions } from './sqliteRetention.js';
 import { prepareTaskStatements, type TaskRow, type TaskStatements } from './sqliteStatements.js';
 export { ENQUEUE_SQL } from './sqliteStatements.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion, type MigrationResult } from './migrations.js';
@@ -58,13 +60,6 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Apply pending schema migrations on open (default true); false refuses an outdated file. */
   migrate?: boolean;
-}
-
-export interface PurgeOptions {
-  /** Terminal tasks whose status timestamp is before this instant are deleted with their events. */
-  before: string | Date;
-  /** Most tasks deleted per transaction (default 500), so writers are not blocked for long. */
-  batchSize?: number;
 }
 
 interface ListRow extends TaskRow {
@@ -286,38 +281,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
    * deleted. Runs in small transactions.
    */
   async purgeTerminal(options: PurgeOptions): Promise<number> {
-    const before = canonicalTime(typeof options.before === 'string' ? options.before : options.before.toISOString());
-    const batch = Math.max(1, options.batchSize ?? 500);
-    const states = TERMINAL_STATES.map((s) => `'${s}'`).join(', ');
-    const pick = this.db.prepare<[string, number], { tenant: string; id: string }>(
-      `SELECT tenant, id FROM tasks WHERE state IN (${states}) AND status_ts < ? LIMIT ?`,
-    );
-    const delEvents = this.db.prepare<[string, string]>('DELETE FROM events WHERE tenant = ? AND task_id = ?');
-    const delMessages = this.db.prepare<[string, string]>('DELETE FROM messages WHERE tenant = ? AND task_id = ?');
-    const delDeliveries = this.db.prepare<[string, string]>('DELETE FROM push_deliveries WHERE tenant = ? AND task_id = ?');
-    const delConfigs = this.db.prepare<[string, string]>('DELETE FROM push_configs WHERE tenant = ? AND task_id = ?');
-    const delLease = this.db.prepare<[string, string]>('DELETE FROM leases WHERE tenant = ? AND task_id = ?');
-    const delTask = this.db.prepare<[string, string]>(`DELETE FROM tasks WHERE tenant = ? AND id = ? AND state IN (${states})`);
-    const step = this.db.transaction(() => {
-      const rows = pick.all(before, batch);
-      for (const r of rows) {
-        delEvents.run(r.tenant, r.id);
-        delMessages.run(r.tenant, r.id);
-        delDeliveries.run(r.tenant, r.id);
-        delConfigs.run(r.tenant, r.id);
-        delLease.run(r.tenant, r.id);
-        delTask.run(r.tenant, r.id);
-      }
-      return rows.length;
-    }).immediate;
-    let total = 0;
-    for (;;) {
-      const n = step();
-      total += n;
-      if (n < batch) return total;
-      // Let other work (requests on this event loop) run between batches.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    return purgeTerminal(this.db, options);
   }
 
   /** Tasks left SUBMITTED or WORKING, across tenants (R2 recovery, see recoverInterrupted). */
@@ -330,28 +294,10 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
 
   /**
    * Records this process as a server of the file and returns the other live ones on this host
-   * (rows of processes that died, by kill -9 say, and rows of other hosts are removed). The R2 sweep must not run while
-   * another server may be executing tasks: `openStore().recover()` skips it then.
+   * (see registerInstance in sqliteInstances.ts): `openStore().recover()` skips the R2 sweep then.
    */
   registerInstance(): Array<{ host: string; pid: number; startedAt: string }> {
-    const host = hostname();
-    const others = this.db.transaction(() => {
-      const rows = this.db.prepare<[], { host: string; pid: number; started_at: string }>('SELECT host, pid, started_at FROM instances').all();
-      const live: Array<{ host: string; pid: number; startedAt: string }> = [];
-      for (const r of rows) {
-        if (r.host === host && r.pid === process.pid) continue;
-        // A file is served from one host (SQLite over a network filesystem is unsupported), so a
-        // row from another host is a previous life of this one — a container restarted under a
-        // new hostname, say — as is a row whose process is gone.
-        if (r.host !== host || !processAlive(r.pid)) {
-          this.db.prepare('DELETE FROM instances WHERE host = ? AND pid = ?').run(r.host, r.pid);
-          continue;
-        }
-        live.push({ host: r.host, pid: r.pid, startedAt: r.started_at });
-      }
-      this.db.prepare('INSERT OR REPLACE INTO instances (host, pid, started_at) VALUES (?, ?, ?)').run(host, process.pid, new Date().toISOString());
-      return live;
-    }).immediate();
+    const others = registerInstance(this.db);
     this.registered = true;
     return others;
   }
@@ -365,7 +311,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.registered) this.db.prepare('DELETE FROM instances WHERE host = ? AND pid = ?').run(hostname(), process.pid);
+    if (this.registered) unregisterInstance(this.db);
     this.db.close();
   }
 
@@ -383,16 +329,6 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
       this.listStatements.set(shape, cached);
     }
     return cached;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

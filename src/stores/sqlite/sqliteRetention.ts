@@ -1,0 +1,53 @@
+/**
+ * Retention on the SQLite store (sqliteStore.ts): terminal tasks purged in small IMMEDIATE
+ * transactions, yielding to the event loop between them.
+ */
+import type { Database as Db } from 'better-sqlite3';
+import { TERMINAL_STATES, canonicalTime } from '../contract/sqlShared.js';
+
+export interface PurgeOptions {
+  /** Terminal tasks whose status timestamp is before this instant are deleted with their events. */
+  before: string | Date;
+  /** Most tasks deleted per transaction (default 500), so writers are not blocked for long. */
+  batchSize?: number;
+}
+
+/**
+ * Retention: deletes terminal tasks whose status timestamp is older than `before`, with their
+ * events, message ids, push configs, deliveries and lease. Returns the number of tasks
+ * deleted. Runs in small transactions.
+ */
+export async function purgeTerminal(db: Db, options: PurgeOptions): Promise<number> {
+  const before = canonicalTime(typeof options.before === 'string' ? options.before : options.before.toISOString());
+  const batch = Math.max(1, options.batchSize ?? 500);
+  const states = TERMINAL_STATES.map((s) => `'${s}'`).join(', ');
+  const pick = db.prepare<[string, number], { tenant: string; id: string }>(
+    `SELECT tenant, id FROM tasks WHERE state IN (${states}) AND status_ts < ? LIMIT ?`,
+  );
+  const delEvents = db.prepare<[string, string]>('DELETE FROM events WHERE tenant = ? AND task_id = ?');
+  const delMessages = db.prepare<[string, string]>('DELETE FROM messages WHERE tenant = ? AND task_id = ?');
+  const delDeliveries = db.prepare<[string, string]>('DELETE FROM push_deliveries WHERE tenant = ? AND task_id = ?');
+  const delConfigs = db.prepare<[string, string]>('DELETE FROM push_configs WHERE tenant = ? AND task_id = ?');
+  const delLease = db.prepare<[string, string]>('DELETE FROM leases WHERE tenant = ? AND task_id = ?');
+  const delTask = db.prepare<[string, string]>(`DELETE FROM tasks WHERE tenant = ? AND id = ? AND state IN (${states})`);
+  const step = db.transaction(() => {
+    const rows = pick.all(before, batch);
+    for (const r of rows) {
+      delEvents.run(r.tenant, r.id);
+      delMessages.run(r.tenant, r.id);
+      delDeliveries.run(r.tenant, r.id);
+      delConfigs.run(r.tenant, r.id);
+      delLease.run(r.tenant, r.id);
+      delTask.run(r.tenant, r.id);
+    }
+    return rows.length;
+  }).immediate;
+  let total = 0;
+  for (;;) {
+    const n = step();
+    total += n;
+    if (n < batch) return total;
+    // Let other work (requests on this event loop) run between batches.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
