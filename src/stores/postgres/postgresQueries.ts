@@ -1,11 +1,12 @@
 /**
  * The SQL of the PostgreSQL store (postgresStore.ts), built once per schema: the task
- * statements (each write one statement, its CTEs doing the rest), and the shared push and
- * lease statements compiled to `$n` placeholders with prepared-statement names.
+ * statements (each write one statement, its CTEs doing the rest), the shared push and lease
+ * statements compiled to `$n` placeholders with prepared-statement names, and the list
+ * statements, once per filter shape.
  */
 import { compilePg, pushStatements, type CompiledSql, type PushStatementName } from '../contract/pushSql.js';
 import { POSTGRES_LEASE_DIALECT, leaseStatements } from '../contract/leaseSql.js';
-import { TERMINAL_STATES } from '../contract/sqlShared.js';
+import { TERMINAL_STATES, listWhere, type ListFilter } from '../contract/sqlShared.js';
 
 /** A statement with its prepared-statement name. */
 export type PushQuery = CompiledSql & { name: string };
@@ -144,6 +145,37 @@ export function leaseQueries(s: string, tag: string): Record<LeaseQueryName, Pus
     out[name] = { ...compilePg(text), name: `a2a_lease_${name}_${tag}` };
   }
   return out;
+}
+
+/**
+ * The list statements of one schema, built once per WHERE shape: the page and totalSize in one
+ * statement (so from the same snapshot), a page-less row still carrying the total.
+ */
+export class ListQueries {
+  private readonly texts = new Map<string, string>();
+
+  /** `s`: the quoted schema. */
+  constructor(private readonly s: string) {}
+
+  build(tenant: string, filter: ListFilter, limit: number): { text: string; values: unknown[] } {
+    const values: unknown[] = [];
+    const { base, cursor } = listWhere(tenant, filter, (value) => `$${values.push(value)}`);
+    const l = values.push(limit + 1);
+    const key = `${base}|${cursor}|${l}`;
+    let text = this.texts.get(key);
+    if (!text) {
+      const s = this.s;
+      text = `WITH page AS (
+          SELECT tenant, id, owner, status_ts, task_json, version, seq FROM ${s}.tasks
+          WHERE ${base}${cursor} ORDER BY status_ts DESC, id DESC LIMIT $${l}
+        )
+        SELECT (SELECT count(*) FROM ${s}.tasks WHERE ${base}) AS total, page.tenant, page.owner, page.task_json, page.version, page.seq
+        FROM (SELECT 1) AS one LEFT JOIN page ON true
+        ORDER BY page.status_ts DESC, page.id DESC`;
+      this.texts.set(key, text);
+    }
+    return { text, values };
+  }
 }
 
 /** Prepared statement names are per connection: one set per schema, in 63 bytes. */

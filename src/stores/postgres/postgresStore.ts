@@ -39,8 +39,8 @@ import type { ActiveTaskSource } from '../contract/recovery.js';
 import { appended, toMessageRecord, toRecord, toStoredEvent, type RecordRow } from '../contract/taskRows.js';
 import type { LeaseRow } from '../contract/leaseSql.js';
 import { SqlLeases } from '../contract/sqlLeases.js';
-import { canonicalTime, listFilter, listWhere, pageLimit, taskColumns, type ListFilter } from '../contract/sqlShared.js';
-import { leaseQueries, nameTag, pushQueries, statements, type LeaseQueryName, type PushQuery } from './postgresQueries.js';
+import { canonicalTime, listFilter, pageLimit, taskColumns } from '../contract/sqlShared.js';
+import { ListQueries, leaseQueries, nameTag, pushQueries, statements, type LeaseQueryName, type PushQuery } from './postgresQueries.js';
 import { POSTGRES_MIGRATIONS, migratePostgres, quoteIdent, schemaVersionPg, type MigrationResult } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -74,7 +74,7 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
   private readonly lease: Record<LeaseQueryName, PushQuery>;
   /** Task leases (scale-out): who runs a task, until when, on the database clock. */
   private readonly leases: SqlLeases;
-  private readonly listSql = new Map<string, string>();
+  private readonly lists: ListQueries;
 
   readonly pool: Pool;
   readonly schema: string;
@@ -91,6 +91,7 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
     this.q = statements(schema, tag);
     this.push = pushQueries(schema, tag);
     this.lease = leaseQueries(schema, tag);
+    this.lists = new ListQueries(schema);
     this.outbox = new SqlOutbox({
       run: async (name, params) => (await this.pool.query(this.pushConfig(name, params))).rows,
       claim: (options) => this.claim(options),
@@ -189,7 +190,7 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
   async list(query: ListQuery): Promise<ListResult> {
     const limit = pageLimit(query.pageSize);
     const filter = listFilter(query);
-    const { text, values } = this.listQuery(query.tenant, filter, limit);
+    const { text, values } = this.lists.build(query.tenant, filter, limit);
     // One statement: the page and totalSize come from the same snapshot.
     const rows = await this.run<{ total: string; tenant: string | null; owner: string | null; task_json: string | null; version: string | null; seq: string | null }>(
       { text },
@@ -347,25 +348,5 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
     } finally {
       client.release();
     }
-  }
-
-  private listQuery(tenant: string, filter: ListFilter, limit: number): { text: string; values: unknown[] } {
-    const values: unknown[] = [];
-    const { base, cursor } = listWhere(tenant, filter, (value) => `$${values.push(value)}`);
-    const l = values.push(limit + 1);
-    const key = `${base}|${cursor}|${l}`;
-    let text = this.listSql.get(key);
-    if (!text) {
-      const s = quoteIdent(this.schema);
-      text = `WITH page AS (
-          SELECT tenant, id, owner, status_ts, task_json, version, seq FROM ${s}.tasks
-          WHERE ${base}${cursor} ORDER BY status_ts DESC, id DESC LIMIT $${l}
-        )
-        SELECT (SELECT count(*) FROM ${s}.tasks WHERE ${base}) AS total, page.tenant, page.owner, page.task_json, page.version, page.seq
-        FROM (SELECT 1) AS one LEFT JOIN page ON true
-        ORDER BY page.status_ts DESC, page.id DESC`;
-      this.listSql.set(key, text);
-    }
-    return { text, values };
   }
 }
