@@ -66,18 +66,19 @@ export class GrpcCallContext implements CallContext {
   requestedExtensions: readonly string[];
   lastEventId: number | undefined = undefined;
   principal: CallContext['principal'] = undefined;
+  /** Made on first use of `signal`, aborted when the client cancels, the deadline passes or abort() is called. */
   private controller: AbortController | undefined;
+  private aborted = false;
+  /** The call was answered (see ended()). */
+  private ended = false;
 
-  /** `controller`: the signal's (streams); else one is made on first use, aborted when the client cancels or the deadline passes. */
   constructor(
     supported: readonly string[],
     private readonly call: ContextCall,
-    controller?: AbortController,
   ) {
     const metadata = call.metadata;
     this.protocolVersion = negotiateVersion(metadataValue(metadata, 'a2a-version'), undefined, supported);
     this.requestedExtensions = parseExtensions(metadataValue(metadata, 'a2a-extensions'));
-    this.controller = controller;
     this.lastEventId = parseLastEventId(metadataValue(metadata, LAST_EVENT_ID_KEY));
   }
 
@@ -85,10 +86,22 @@ export class GrpcCallContext implements CallContext {
     if (!this.controller) {
       const c = new AbortController();
       this.controller = c;
-      if (this.call.cancelled) c.abort();
-      else this.call.once('cancelled', () => c.abort());
+      if (this.aborted || this.call.cancelled) c.abort();
+      // grpc-js also reports 'cancelled' after a call it completed: only an open call aborts.
+      else this.call.once('cancelled', () => this.ended || c.abort());
     }
     return this.controller.signal;
+  }
+
+  /** The call was answered: a 'cancelled' grpc-js reports after that is not a cancellation. */
+  answered(): void {
+    this.ended = true;
+  }
+
+  /** Ends the call's work early (server shutdown): the signal aborts, now or when first read. */
+  abort(): void {
+    this.aborted = true;
+    this.controller?.abort();
   }
 
   // Lazy: only the abuse limits of anonymous callers read it ("ipv4:1.2.3.4:5678" → the address).

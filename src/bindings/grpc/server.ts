@@ -7,7 +7,7 @@
  * The 0.3 service (v03Service.ts) runs over `createServiceOver` too; `serveGrpc` (listener.ts)
  * listens on a port with both.
  */
-import { Metadata, status, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type MethodDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Metadata, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type MethodDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { AuthConfig, Authenticator } from '../../auth/authConfig.js';
 import { createAuthenticator } from '../../auth/authenticator.js';
 import type { DescMessage } from '@bufbuild/protobuf';
@@ -16,9 +16,9 @@ import { A2AError, InternalError, toA2AError } from '../../protocol/errors.js';
 import { PROTOCOL_VERSION, activatedExtensions } from '../../protocol/serviceParams.js';
 import type { StreamingOperationName, StreamResponse, UnaryOperationName } from '../../protocol/types.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
-import type { StreamItem } from '../../server/taskStream.js';
-import { FIRST_EVENT_ID_KEY, GRPC_METHODS, jsonToBinary, requestToJson, type GrpcMethod } from './codec.js';
+import { GRPC_METHODS, jsonToBinary, requestToJson, type GrpcMethod } from './codec.js';
 import { GrpcCallContext, authenticate } from './callContext.js';
+import { StreamCall, type GrpcRpcStream } from './streamCall.js';
 import { toGrpcError, type GrpcErrorStatus, type GrpcStatusOverrides } from './errors.js';
 
 export interface GrpcServiceOptions {
@@ -85,10 +85,7 @@ export interface GrpcRpcCall {
   ctx: CallContext;
 }
 
-export interface GrpcRpcStream {
-  items: AsyncIterable<StreamItem>;
-  encode(event: StreamResponse): Bytes;
-}
+export type { GrpcRpcStream };
 
 /** What a service over the handler serves: its rpcs, the versions it negotiates, and optional status codes per error reason. */
 export interface GrpcServiceSpec {
@@ -146,10 +143,7 @@ export function createServiceOver(source: HandlerSource, spec: GrpcServiceSpec, 
       return env.streams.size;
     },
     endStreams(reason = 'The server is shutting down; resubscribe') {
-      for (const open of [...env.streams]) {
-        open.end?.({ code: status.UNAVAILABLE, details: reason, metadata: new Metadata() });
-        open.controller.abort();
-      }
+      for (const open of [...env.streams]) open.endWith(reason);
     },
   };
 }
@@ -168,15 +162,9 @@ interface CallEnv {
   supported: readonly string[];
   /** Reports an internal failure once and gives the status the call ends with. */
   report: (error: unknown) => GrpcErrorStatus;
-  streams: Set<OpenStream>;
+  streams: Set<StreamCall>;
 }
 
-interface OpenStream {
-  /** The CallContext signal: aborted on cancel, deadline or shutdown (ends the handler's stream). */
-  controller: AbortController;
-  ended: boolean;
-  end?: (status?: GrpcErrorStatus) => void;
-}
 
 
 /** Response metadata without extensions, per version: shared, never mutated (grpc-js only reads it). */
@@ -224,87 +212,21 @@ export function encodeResponse(desc: DescMessage, result: unknown): Bytes {
 }
 
 function streamingCall(env: CallEnv, rpc: GrpcRpc) {
+  const open = rpc.stream as NonNullable<GrpcRpc['stream']>;
   return (call: ServerWritableStream<Bytes, Bytes>): void => {
-    const open: OpenStream = { controller: new AbortController(), ended: false };
-    const end = (status?: GrpcErrorStatus): void => {
-      if (open.ended || call.cancelled) return;
-      open.ended = true;
-      if (status === undefined) call.end();
-      else call.emit('error', status);
-    };
-    open.end = end;
     if (call.cancelled) return;
-    // grpc-js also reports 'cancelled' after a call it completed: only a stream still open is
-    // aborted (an abort builds a DOMException and runs the handler's listeners, for nothing).
-    call.once('cancelled', () => {
-      if (!open.ended) open.controller.abort();
-    });
-    env.streams.add(open);
+    const streamCall = new StreamCall(call, env);
     void (async () => {
       try {
-        const ctx = new GrpcCallContext(env.supported, call, open.controller);
+        // Inside the try: a version that cannot be negotiated is an error status like any other.
+        const ctx = (streamCall.ctx = new GrpcCallContext(env.supported, call));
         const authenticator = env.authenticator();
         if (authenticator) await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation });
-        // STREAM-12: errors found before the first event are ordinary error statuses.
-        const stream = await (rpc.stream as NonNullable<GrpcRpc['stream']>)({ handler: env.handler(), request: call.request, ctx });
-        await pump(call, stream, responseMetadata(env, ctx));
-        // GRPC-04: the handler's stream ended (terminal or interrupted task): status OK.
-        end();
+        streamCall.start(await open({ handler: env.handler(), request: call.request, ctx }), responseMetadata(env, ctx));
       } catch (error) {
-        // B9: a failure after events were sent ends the stream with the error status.
-        end(env.report(error));
-      } finally {
-        env.streams.delete(open);
+        // STREAM-12: errors found before the first event are ordinary error statuses.
+        streamCall.fail(error);
       }
     })();
   };
-}
-
-/**
- * Writes the stream with backpressure (R10). Initial metadata goes out with the first event so it
- * can carry that event's id; a client that cancels (or a deadline) aborts the CallContext signal,
- * which ends the handler's iterable and frees its subscription (R8) — the task keeps running.
- */
-async function pump(call: ServerWritableStream<Bytes, Bytes>, stream: GrpcRpcStream, shared: Metadata): Promise<void> {
-  const iterator = stream.items[Symbol.asyncIterator]();
-  let expected: number | undefined;
-  let metadata = shared;
-  try {
-    let next = await iterator.next();
-    const firstSeq = next.done ? undefined : next.value.seq;
-    if (firstSeq !== undefined) {
-      metadata = shared.clone();
-      metadata.set(FIRST_EVENT_ID_KEY, String(firstSeq));
-      expected = firstSeq;
-    }
-    call.sendMetadata(metadata);
-    for (; !next.done; next = await iterator.next()) {
-      if (call.cancelled) return;
-      const item = next.value;
-      if (expected !== undefined) {
-        if (item.seq !== expected) {
-          // Ids are first + index: a gap (events gone from the log) would mislabel the rest.
-          throw new InternalError(`Events after ${expected - 1} are no longer in the task log; resubscribe without last-event-id`);
-        }
-        expected++;
-      }
-      if (!call.write(stream.encode(item.event))) await drained(call);
-    }
-  } finally {
-    await iterator.return?.();
-  }
-}
-
-function drained(call: ServerWritableStream<Bytes, Bytes>): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      call.off('drain', done);
-      call.off('cancelled', done);
-      call.off('close', done);
-      resolve();
-    };
-    call.on('drain', done);
-    call.on('cancelled', done);
-    call.on('close', done);
-  });
 }
