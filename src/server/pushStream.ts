@@ -2,7 +2,7 @@
  * Push streams: a producer hands items to its one consumer (a sink) as they come, with
  * backpressure, instead of a chain of async generators. While idle a stream is a few small
  * objects — no pending promises, no closures per layer, no AbortSignal — which is what lets one
- * instance hold many thousands of open SSE streams (R9). Consumers that pull (gRPC, WHATWG
+ * instance hold many thousands of open SSE and gRPC streams (R9). Consumers that pull (WHATWG
  * Response bodies, tests) iterate it: `PushIterator` adapts it to an AsyncIterator.
  */
 

@@ -197,7 +197,7 @@ export class A2ARequestHandler {
   async stream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     this.gate(op, ctx);
     const req = decodeRequest(op, params ?? {}, this.options.limits);
-    // Pulling consumers (gRPC, fetch bodies) end on the call's signal; piping ones close the stream.
+    // Pulling consumers (fetch bodies, tests) end on the call's signal; piping ones (SSE, gRPC) close the stream.
     if (!this.abuse) return toPushStream(await this.openOperationStream(op, req, ctx)).abortWhen(ctx);
     const tenant = req.tenant ?? '';
     this.abuse.request(ctx, tenant);
