@@ -69,8 +69,8 @@ export class GrpcCallContext implements CallContext {
   /** Made on first use of `signal`, aborted when the client cancels, the deadline passes or abort() is called. */
   private controller: AbortController | undefined;
   private aborted = false;
-  /** The call was answered (see ended()). */
-  private ended = false;
+  /** The call was answered (answered()). */
+  private wasAnswered = false;
 
   constructor(
     supported: readonly string[],
@@ -88,14 +88,14 @@ export class GrpcCallContext implements CallContext {
       this.controller = c;
       if (this.aborted || this.call.cancelled) c.abort();
       // grpc-js also reports 'cancelled' after a call it completed: only an open call aborts.
-      else this.call.once('cancelled', () => this.ended || c.abort());
+      else this.call.once('cancelled', () => this.wasAnswered || c.abort());
     }
     return this.controller.signal;
   }
 
   /** The call was answered: a 'cancelled' grpc-js reports after that is not a cancellation. */
   answered(): void {
-    this.ended = true;
+    this.wasAnswered = true;
   }
 
   /** Ends the call's work early (server shutdown): the signal aborts, now or when first read. */

@@ -194,6 +194,7 @@ function unaryCall(env: CallEnv, rpc: GrpcRpc) {
         if (authenticator) await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation });
         const bytes = await unary({ handler: env.handler(), request: call.request, ctx });
         call.sendMetadata(responseMetadata(env, ctx));
+        ctx.answered();
         callback(null, bytes);
       } catch (error) {
         callback(env.report(error));
