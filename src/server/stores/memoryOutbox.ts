@@ -137,6 +137,12 @@ function newestFirst(a: DeadLetter, b: DeadLetter): number {
   return b.seq - a.seq;
 }
 
+/**
+ * The key of one (tenant, task, config) queue: the task's key, then the config id behind the
+ * task key's length, so that no two triples share a key whatever the parts contain (a plain
+ * NUL-joined key let `("a\0b", "c")` and `("a", "b\0c")` share one queue).
+ */
 function queueKey(k: { tenant: string; taskId: string; configId: string }): string {
-  return `${k.tenant}\u0000${k.taskId}\u0000${k.configId}`;
+  const task = key(k.tenant, k.taskId);
+  return `${task.length}:${task}${k.configId}`;
 }
