@@ -73,9 +73,7 @@ export class StreamCall implements StreamSink<StreamItem> {
     if (this.expected !== undefined) {
       if (item.seq !== this.expected) {
         // Ids are first + index: a gap (events gone from the log) would mislabel the rest.
-        this.source?.close();
-        this.fail(new InternalError(`Events after ${this.expected - 1} are no longer in the task log; resubscribe without last-event-id`));
-        return false;
+        return this.abandon(new InternalError(`Events after ${this.expected - 1} are no longer in the task log; resubscribe without last-event-id`));
       }
       this.expected++;
     }
@@ -83,9 +81,7 @@ export class StreamCall implements StreamSink<StreamItem> {
     try {
       bytes = (this.encode as (event: StreamResponse) => Bytes)(item.event);
     } catch (error) {
-      this.source?.close();
-      this.fail(error);
-      return false;
+      return this.abandon(error);
     }
     if (call.write(bytes)) return true;
     if (!this.waitingForDrain) {
@@ -112,6 +108,13 @@ export class StreamCall implements StreamSink<StreamItem> {
     this.source?.close();
     this.ctx?.abort();
     this.finish({ code: status.UNAVAILABLE, details: reason, metadata: new Metadata() });
+  }
+
+  /** An event that cannot be written: stop the source and end the call with the error (B9). */
+  private abandon(error: unknown): false {
+    this.source?.close();
+    this.fail(error);
+    return false;
   }
 
   private sendMetadata(firstSeq: number | undefined): void {

@@ -200,8 +200,9 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   async list(query: ListQuery): Promise<ListResult> {
     const limit = pageLimit(query.pageSize);
     const params: Record<string, string | number> = {};
+    let bound = 0;
     const { base, cursor } = listWhere(query.tenant, listFilter(query), (value) => {
-      const name = `p${Object.keys(params).length + 1}`;
+      const name = `p${++bound}`;
       params[name] = value;
       return `@${name}`;
     });
