@@ -23,18 +23,9 @@ import {
   type TaskRecord,
   type CreateOptions,
 } from '../../server/stores/taskStore.js';
-import type {
-  ClaimOptions,
-  DeadLetter,
-  DeliveryKey,
-  PushConfigPage,
-  PushDelivery,
-  PushStore,
-  StoredPushConfig,
-} from '../../server/stores/pushStore.js';
-import type { AcquireLease, Lease, LeaseStore } from '../../server/stores/leaseStore.js';
 import { configJson, type DeliveryRow, type PushStatementName } from '../contract/pushSql.js';
 import { SqlOutbox } from '../contract/sqlOutbox.js';
+import { SqlStoreBase } from '../contract/sqlStoreBase.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { appended, toMessageRecord, toRecord, toStoredEvent, type RecordRow } from '../contract/taskRows.js';
 import type { LeaseRow } from '../contract/leaseSql.js';
@@ -65,15 +56,15 @@ export interface PurgeOptions {
   batchSize?: number;
 }
 
-export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, ActiveTaskSource {
+export class PostgresTaskStore extends SqlStoreBase implements TaskStore, ActiveTaskSource {
   private closed = false;
   private readonly q: ReturnType<typeof statements>;
   private readonly push: Record<PushStatementName | 'claim', PushQuery>;
   /** The push half: configs, the delivery outbox and dead letters. */
-  private readonly outbox: SqlOutbox;
+  protected readonly outbox: SqlOutbox;
   private readonly lease: Record<LeaseQueryName, PushQuery>;
   /** Task leases (scale-out): who runs a task, until when, on the database clock. */
-  private readonly leases: SqlLeases;
+  protected readonly leases: SqlLeases;
   private readonly lists: ListQueries;
 
   readonly pool: Pool;
@@ -82,6 +73,7 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
   private readonly ownsPool: boolean;
 
   private constructor(init: { pool: Pool; schema: string; migration: MigrationResult; ownsPool: boolean }) {
+    super();
     this.pool = init.pool;
     this.schema = init.schema;
     this.migration = init.migration;
@@ -209,66 +201,6 @@ export class PostgresTaskStore implements TaskStore, PushStore, LeaseStore, Acti
   async listActive(): Promise<Array<{ tenant: string; taskId: string }>> {
     const rows = await this.run<{ tenant: string; id: string }>(this.q.active, []);
     return rows.map((r) => ({ tenant: r.tenant, taskId: r.id }));
-  }
-
-  async putPushConfig(tenant: string, config: StoredPushConfig): Promise<StoredPushConfig> {
-    return this.outbox.putPushConfig(tenant, config);
-  }
-
-  async getPushConfig(tenant: string, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
-    return this.outbox.getPushConfig(tenant, taskId, id);
-  }
-
-  async listPushConfigs(tenant: string, taskId: string, page: { pageSize: number; afterId?: string }): Promise<PushConfigPage> {
-    return this.outbox.listPushConfigs(tenant, taskId, page);
-  }
-
-  async deletePushConfig(tenant: string, taskId: string, id: string): Promise<boolean> {
-    return this.outbox.deletePushConfig(tenant, taskId, id);
-  }
-
-  async claimDeliveries(options: ClaimOptions): Promise<PushDelivery[]> {
-    return this.outbox.claimDeliveries(options);
-  }
-
-  async completeDelivery(key: DeliveryKey): Promise<void> {
-    return this.outbox.completeDelivery(key);
-  }
-
-  async retryDelivery(key: DeliveryKey, retry: { nextAttemptAt: Date; error: string }): Promise<void> {
-    return this.outbox.retryDelivery(key, retry);
-  }
-
-  async deadLetterDelivery(key: DeliveryKey, failure: { error: string }): Promise<void> {
-    return this.outbox.deadLetterDelivery(key, failure);
-  }
-
-  async nextDeliveryDue(): Promise<Date | undefined> {
-    return this.outbox.nextDeliveryDue();
-  }
-
-  async listDeadLetters(tenant: string, options: { taskId?: string; limit?: number } = {}): Promise<DeadLetter[]> {
-    return this.outbox.listDeadLetters(tenant, options);
-  }
-
-  async acquireLease(input: AcquireLease): Promise<boolean> {
-    return this.leases.acquireLease(input);
-  }
-
-  async renewLeases(owner: string, ttlMs: number): Promise<number> {
-    return this.leases.renewLeases(owner, ttlMs);
-  }
-
-  async releaseLease(tenant: string, taskId: string, owner: string): Promise<void> {
-    return this.leases.releaseLease(tenant, taskId, owner);
-  }
-
-  async expiredLeases(limit: number): Promise<Lease[]> {
-    return this.leases.expiredLeases(limit);
-  }
-
-  async takeOverLease(input: AcquireLease & { previousOwner: string }): Promise<boolean> {
-    return this.leases.takeOverLease(input);
   }
 
   /**

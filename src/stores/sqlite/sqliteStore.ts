@@ -25,22 +25,14 @@ import {
   type TaskRecord,
   type CreateOptions,
 } from '../../server/stores/taskStore.js';
-import type {
-  ClaimOptions,
-  DeadLetter,
-  DeliveryKey,
-  PushConfigPage,
-  PushDelivery,
-  PushStore,
-  StoredPushConfig,
-} from '../../server/stores/pushStore.js';
-import type { AcquireLease, Lease, LeaseStore } from '../../server/stores/leaseStore.js';
+import type { StoredPushConfig } from '../../server/stores/pushStore.js';
 import { configJson } from '../contract/pushSql.js';
 import type { SqlOutbox } from '../contract/sqlOutbox.js';
 import { listFilter, listWhere, pageLimit, taskColumns } from '../contract/sqlShared.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { appended, toMessageRecord, toRecord, toStoredEvent } from '../contract/taskRows.js';
 import type { SqlLeases } from '../contract/sqlLeases.js';
+import { SqlStoreBase } from '../contract/sqlStoreBase.js';
 import { GroupCommit } from './groupCommit.js';
 import { registerInstance, unregisterInstance } from './sqliteInstances.js';
 import { sqliteLeases } from './sqliteLeases.js';
@@ -75,7 +67,7 @@ interface CreateRow {
   pushConfig: StoredPushConfig | undefined;
 }
 
-export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, ActiveTaskSource {
+export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTaskSource {
   readonly db: Db;
   readonly migration: MigrationResult;
   private closed = false;
@@ -83,9 +75,9 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   private readonly stmt: TaskStatements;
   private readonly push: PushStatements;
   /** The push half: configs, the delivery outbox and dead letters. */
-  private readonly outbox: SqlOutbox;
+  protected readonly outbox: SqlOutbox;
   /** Task leases (scale-out): who runs a task, until when. */
-  private readonly leases: SqlLeases;
+  protected readonly leases: SqlLeases;
   private readonly listStatements = new Map<string, { page: Statement<unknown[], ListRow>; count: Statement<unknown[], { n: number }> }>();
   private readonly createTx: (row: CreateRow) => void;
   /** A creation and its first change (CreateOptions.then), all or nothing. */
@@ -95,6 +87,7 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
   private readonly appendTx: (input: AppendInput & { claim?: MessageClaim }, eventJson: string[]) => { seq: number; owner: string };
 
   constructor(options: SqliteStoreOptions) {
+    super();
     if (options.path !== ':memory:' && options.path !== '') mkdirSync(dirname(options.path), { recursive: true });
     this.db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
     try {
@@ -214,66 +207,6 @@ export class SqliteTaskStore implements TaskStore, PushStore, LeaseStore, Active
       totalSize: n,
       hasMore: rows.length > limit,
     };
-  }
-
-  async putPushConfig(tenant: string, config: StoredPushConfig): Promise<StoredPushConfig> {
-    return this.outbox.putPushConfig(tenant, config);
-  }
-
-  async getPushConfig(tenant: string, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
-    return this.outbox.getPushConfig(tenant, taskId, id);
-  }
-
-  async listPushConfigs(tenant: string, taskId: string, page: { pageSize: number; afterId?: string }): Promise<PushConfigPage> {
-    return this.outbox.listPushConfigs(tenant, taskId, page);
-  }
-
-  async deletePushConfig(tenant: string, taskId: string, id: string): Promise<boolean> {
-    return this.outbox.deletePushConfig(tenant, taskId, id);
-  }
-
-  async claimDeliveries(options: ClaimOptions): Promise<PushDelivery[]> {
-    return this.outbox.claimDeliveries(options);
-  }
-
-  async completeDelivery(key: DeliveryKey): Promise<void> {
-    return this.outbox.completeDelivery(key);
-  }
-
-  async retryDelivery(key: DeliveryKey, retry: { nextAttemptAt: Date; error: string }): Promise<void> {
-    return this.outbox.retryDelivery(key, retry);
-  }
-
-  async deadLetterDelivery(key: DeliveryKey, failure: { error: string }): Promise<void> {
-    return this.outbox.deadLetterDelivery(key, failure);
-  }
-
-  async nextDeliveryDue(): Promise<Date | undefined> {
-    return this.outbox.nextDeliveryDue();
-  }
-
-  async listDeadLetters(tenant: string, options: { taskId?: string; limit?: number } = {}): Promise<DeadLetter[]> {
-    return this.outbox.listDeadLetters(tenant, options);
-  }
-
-  async acquireLease(input: AcquireLease): Promise<boolean> {
-    return this.leases.acquireLease(input);
-  }
-
-  async renewLeases(owner: string, ttlMs: number): Promise<number> {
-    return this.leases.renewLeases(owner, ttlMs);
-  }
-
-  async releaseLease(tenant: string, taskId: string, owner: string): Promise<void> {
-    return this.leases.releaseLease(tenant, taskId, owner);
-  }
-
-  async expiredLeases(limit: number): Promise<Lease[]> {
-    return this.leases.expiredLeases(limit);
-  }
-
-  async takeOverLease(input: AcquireLease & { previousOwner: string }): Promise<boolean> {
-    return this.leases.takeOverLease(input);
   }
 
   /**
