@@ -48,6 +48,10 @@ const ENVELOPE: Case[] = [
   { name: 'id an object', body: rpc('GetTask', { id: 'x' }, { a: 1 }), code: -32600, id: null },
   { name: 'id an array', body: rpc('GetTask', { id: 'x' }, [1]), code: -32600, id: null },
   { name: 'id a boolean', body: rpc('GetTask', { id: 'x' }, true), code: -32600, id: null },
+  // RPC-09: JSON.parse rounds 2^53 + 1 to 2^53; echoing that would answer another request.
+  { name: 'id an integer beyond 2^53 (RPC-09)', body: '{"jsonrpc":"2.0","id":9007199254740993,"method":"GetTask","params":{"id":"x"}}', code: -32600, id: null },
+  { name: 'id 1e300 (RPC-09)', body: '{"jsonrpc":"2.0","id":1e300,"method":"GetTask","params":{"id":"x"}}', code: -32600, id: null },
+  { name: 'id 2^53 - 1 is kept (RPC-09)', body: '{"jsonrpc":"2.0","id":9007199254740991,"method":"NoSuchMethod","params":{}}', code: -32601, id: 9007199254740991 },
   { name: 'params an array', body: rpc('GetTask', ['x'], 5), code: -32600, id: 5 },
   { name: 'params a string', body: rpc('GetTask', 'x', 6), code: -32600, id: 6 },
   { name: 'params null', body: rpc('GetTask', null, 8), code: -32600, id: 8 },

@@ -49,6 +49,11 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
     const envelope = body as Record<string, unknown>;
     if (typeof envelope.id === 'string' || (typeof envelope.id === 'number' && Number.isFinite(envelope.id))) id = envelope.id;
     else throw new InvalidRequestError('The request needs an "id" that is a string or a number');
+    // An integer beyond 2^53 was rounded by JSON.parse: echoing it would answer another id (RPC-09).
+    if (typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id)) {
+      id = null;
+      throw new InvalidRequestError('A numeric "id" must be an integer of at most 2^53 - 1 in magnitude; use a string for larger ids');
+    }
     if (envelope.jsonrpc !== '2.0') throw new InvalidRequestError('"jsonrpc" must be "2.0"');
     if (typeof envelope.method !== 'string') throw new InvalidRequestError('"method" must be a string');
     const params = envelope.params;
