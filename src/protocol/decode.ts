@@ -10,6 +10,8 @@
 import { ScalarType, getOption, type DescEnum, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import { FieldBehavior, field_behavior } from '../gen/google/api/field_behavior_pb.js';
 import { InvalidParamsError, type FieldViolation } from './errors.js';
+import { protoInt32 } from './protoNumber.js';
+import { parseTimestamp } from './timestamp.js';
 
 export interface DecodeLimits {
   /** Most elements in any repeated field (parts, history, extensions...). */
@@ -61,7 +63,6 @@ function planFor(desc: DescMessage): MessagePlan {
   return plan;
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 class Decoder {
@@ -212,11 +213,8 @@ class Decoder {
         if (typeof value !== 'boolean') return this.fail('must be true or false');
         return value;
       case ScalarType.INT32: {
-        const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-        if (typeof n !== 'number' || !Number.isInteger(n) || n < -2147483648 || n > 2147483647) {
-          return this.fail('must be a 32-bit integer');
-        }
-        return n;
+        const n = protoInt32(value);
+        return n === undefined ? this.fail('must be a 32-bit integer') : n;
       }
       case ScalarType.BYTES:
         if (typeof value !== 'string' || !BASE64.test(value)) return this.fail('must be a base64 string');
@@ -241,10 +239,10 @@ class Decoder {
   }
 
   timestamp(value: unknown): string | undefined {
-    if (typeof value !== 'string' || !RFC3339.test(value)) return this.fail('must be an RFC 3339 timestamp');
-    const ms = Date.parse(value);
-    if (Number.isNaN(ms)) return this.fail('must be an RFC 3339 timestamp');
-    return value.endsWith('Z') || value.endsWith('z') ? value.toUpperCase() : new Date(ms).toISOString();
+    const t = typeof value === 'string' ? parseTimestamp(value) : undefined;
+    if (t === undefined) return this.fail('must be an RFC 3339 timestamp');
+    const v = value as string;
+    return v.endsWith('Z') || v.endsWith('z') ? v.toUpperCase() : new Date(t.seconds * 1000 + Math.floor(t.nanos / 1e6)).toISOString();
   }
 
   /** Copies arbitrary JSON, dropping `__proto__` keys and enforcing size limits. */

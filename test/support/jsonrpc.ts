@@ -67,8 +67,9 @@ function depth(value: unknown): number {
 }
 
 /**
- * The id a server must echo for this request text: the id when valid, else null. Bodies nested
- * deeper than `maxDepth` are refused before parsing (R16), so their id is unknown: null.
+ * The id a server must echo for this request text: the id when valid, else null (also for an
+ * integer id beyond 2^53 - 1, RPC-09). Bodies nested deeper than `maxDepth` are refused before
+ * parsing (R16), so their id is unknown: null.
  */
 export function expectedId(text: string, maxDepth = 32): unknown {
   let parsed: unknown;
@@ -79,7 +80,9 @@ export function expectedId(text: string, maxDepth = 32): unknown {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || depth(parsed) > maxDepth) return null;
   const id = (parsed as Record<string, unknown>).id;
-  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+  if (typeof id === 'string') return id;
+  // RPC-09: an integer beyond 2^53 - 1 may have been rounded by parsing; it is refused, not echoed.
+  return typeof id === 'number' && Number.isFinite(id) && (!Number.isInteger(id) || Number.isSafeInteger(id)) ? id : null;
 }
 
 /** Describes what is wrong with one JSON-RPC response object, or undefined when well-formed. */

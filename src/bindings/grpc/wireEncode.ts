@@ -4,6 +4,8 @@
  * needed; the JSON path of a value is only assembled when it is reported in an error.
  */
 import type { DescEnum, DescMessage } from '@bufbuild/protobuf';
+import { parseTimestamp } from '../../protocol/timestamp.js';
+import { protoInt32 } from '../../protocol/protoNumber.js';
 import { JsonPath, MAX_SECONDS, MIN_SECONDS, enumMaps, isObject, planOf, type FieldPlan, type Json, type JsonObject, type Plan, type Wkt } from './wireCodec.js';
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
@@ -196,8 +198,8 @@ class Writer {
         this.tag(no, 0);
         return this.varint(v ? 1 : 0);
       case 'int32': {
-        const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
-        if (typeof n !== 'number' || !Number.isInteger(n) || n < -2147483648 || n > 2147483647) this.fail('must be a 32-bit integer');
+        const n = protoInt32(v);
+        if (n === undefined) this.fail('must be a 32-bit integer');
         if (n === 0 && !force) return;
         this.tag(no, 0);
         return this.signed(n);
@@ -319,62 +321,4 @@ export function encodeJson(desc: DescMessage, json: unknown): Buffer {
   const w = new Writer();
   w.message(planOf(desc), json);
   return w.buf.subarray(0, w.pos);
-}
-
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
-function daysFromCivil(y: number, m: number, d: number): number {
-  y -= m <= 2 ? 1 : 0;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-/**
- * RFC 3339 `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` → seconds and nanos, or undefined when the
- * string is not one (including impossible dates such as February 30).
- */
-export function parseTimestamp(s: string): { seconds: number; nanos: number } | undefined {
-  const digits = (from: number, count: number): number => {
-    let n = 0;
-    for (let i = from; i < from + count; i++) {
-      const c = s.charCodeAt(i) - 48;
-      if (c < 0 || c > 9) return Number.NaN;
-      n = n * 10 + c;
-    }
-    return n;
-  };
-  if (s.length < 20 || s[4] !== '-' || s[7] !== '-' || (s[10] !== 'T' && s[10] !== 't') || s[13] !== ':' || s[16] !== ':') return undefined;
-  const y = digits(0, 4);
-  const mo = digits(5, 2);
-  const d = digits(8, 2);
-  const h = digits(11, 2);
-  const mi = digits(14, 2);
-  const sec = digits(17, 2);
-  if (!(y >= 0 && mo >= 1 && mo <= 12 && h <= 23 && mi <= 59 && sec <= 59 && d >= 1)) return undefined;
-  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  if (d > (mo === 2 && leap ? 29 : (DAYS_IN_MONTH[mo - 1] as number))) return undefined;
-  let i = 19;
-  let nanos = 0;
-  if (s[i] === '.') {
-    const start = ++i;
-    while (i < s.length && i - start < 9 && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57) i++;
-    if (i === start) return undefined;
-    nanos = digits(start, i - start) * 10 ** (9 - (i - start));
-  }
-  let offset = 0;
-  if ((s[i] === 'Z' || s[i] === 'z') && i + 1 === s.length) {
-    offset = 0;
-  } else if ((s[i] === '+' || s[i] === '-') && i + 6 === s.length && s[i + 3] === ':') {
-    const oh = digits(i + 1, 2);
-    const om = digits(i + 4, 2);
-    if (!(oh <= 23 && om <= 59)) return undefined;
-    offset = (s[i] === '-' ? -1 : 1) * (oh * 3600 + om * 60);
-  } else {
-    return undefined;
-  }
-  return { seconds: daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset, nanos };
 }
