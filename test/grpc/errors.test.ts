@@ -148,6 +148,10 @@ describe('gRPC errors on the wire (trailer decoded by hand)', () => {
     expectWireError(await rawCall(server.address, 'ListTasks', { body: badTimestamp }), 'INVALID_PARAMS', { field: 'statusTimestampAfter' });
   });
 
+  test('a string that is not UTF-8 (proto3 strings are) → INVALID_ARGUMENT at its field, not a U+FFFD lookup', async () => {
+    expectWireError(await rawCall(server.address, 'GetTask', { body: Uint8Array.of(0x12, 0x03, 0x61, 0xff, 0xfe) }), 'INVALID_PARAMS', { field: 'id' });
+  });
+
   test('R16 nesting deeper than 32 levels (a Struct in metadata) → INVALID_REQUEST; 10,000 levels too, and the server stays up', async () => {
     const base = bytes(SendMessageRequestSchema, message('hi'));
     for (const levels of [40, 10_000]) {

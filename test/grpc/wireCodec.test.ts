@@ -258,6 +258,12 @@ describe('wireCodec agrees with protobuf-es', () => {
     const badTimestamp = Buffer.from([0x1a, 0x09, 0x1a, 0x07, 0x08, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20]); // status.timestamp.seconds = 2^40
     assert.throws(() => decodeToJson(TaskSchema, badTimestamp), (e: unknown) => e instanceof WireCodecError && !e.malformed && e.path === 'status.timestamp');
     assert.throws(() => decodeToJson(PartSchema, Buffer.from([0x22, 0x00])), (e: unknown) => e instanceof WireCodecError && e.path === 'data');
+    // Strings are UTF-8: bad bytes are refused at their path, while a real U+FFFD (EF BF BD) is data.
+    const notUtf8 = (bytes: number[], path: string) => assert.throws(() => decodeToJson(TaskSchema, Buffer.from(bytes)), (e: unknown) => e instanceof WireCodecError && !e.malformed && e.path === path);
+    notUtf8([0x0a, 0x03, 0x61, 0xff, 0xfe], 'id');
+    notUtf8([0x2a, 0x05, 0x0a, 0x03, 0xc3, 0x28, 0x61], 'history[0].messageId');
+    notUtf8([0x0a, 0x03, 0xed, 0xa0, 0x80], 'id'); // an encoded lone surrogate
+    assert.deepStrictEqual(decodeToJson(TaskSchema, Buffer.from([0x0a, 0x04, 0x61, 0xef, 0xbf, 0xbd])), { id: 'a\ufffd' });
     const nan = Buffer.alloc(9);
     nan[0] = 0x11;
     nan.writeDoubleLE(Number.NaN, 1);

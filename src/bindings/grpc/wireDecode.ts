@@ -3,6 +3,7 @@
  * `toJson(fromBinary(...))` would write it. Unknown fields are skipped; the JSON path of a value
  * is only assembled when it is reported in an error.
  */
+import { isUtf8 } from 'node:buffer';
 import type { DescEnum, DescMessage } from '@bufbuild/protobuf';
 import { JsonPath, MAX_SECONDS, MIN_SECONDS, WireCodecError, enumMaps, isObject, planOf, type FieldPlan, type Json, type JsonObject, type Plan, type Wkt } from './wireCodec.js';
 
@@ -100,9 +101,14 @@ class Reader {
     return end;
   }
 
+  /**
+   * A proto3 string, which must be UTF-8: Buffer.toString would turn bad bytes into U+FFFD
+   * silently, so a decoded U+FFFD (rare) has its bytes checked.
+   */
   string(): string {
     const end = this.end();
     const s = this.buf.toString('utf8', this.pos, end);
+    if (s.includes('\uFFFD') && !isUtf8(this.buf.subarray(this.pos, end))) this.fail('must be valid UTF-8');
     this.pos = end;
     return s;
   }
