@@ -27,7 +27,7 @@ export interface TaskStreamOptions {
   tenant: string;
   taskId: string;
   /**
-   * 'snapshot': start with the current Task; `{ record }`: start with that record's Task (the
+   * 'snapshot': start with the current Task (and end there if it is terminal or interrupted); `{ record }`: start with that record's Task (the
    * one a follow-up message wrote) and go on from its seq; a number: replay events after that seq.
    */
   start: 'snapshot' | { record: TaskRecord } | number;
@@ -105,7 +105,10 @@ class TaskStream extends PushStream<StreamItem> {
     if (typeof start !== 'number') {
       this.lastSeq = record.seq;
       this.deliver({ event: { task: this.shape(record.task) }, seq: record.seq });
-      if (isTerminalState(record.task.status.state)) this.end();
+      // A snapshot of a task that is terminal, or waiting for input (A2, C12), is all there is for
+      // now. A follow-up's record may still show the state its message is answering: that goes on.
+      const state = record.task.status.state;
+      if (start === 'snapshot' ? isFinalForNow(state) : isTerminalState(state)) this.end();
     } else {
       // Resuming after Last-Event-ID (R7): replay what followed; a terminal task ends the stream
       // once its last event is delivered, instead of waiting for events that cannot come.

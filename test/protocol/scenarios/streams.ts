@@ -115,6 +115,17 @@ export function streamScenarios(env: ScenarioEnv): void {
       assert.equal(trace(res.events).at(-1), 'status:COMPLETED');
     });
 
+    test('C12 A2 STREAM-04 SubscribeToTask on an INPUT_REQUIRED task: its snapshot, then the stream ends', async () => {
+      const asked = ok(await env.b.call('sendMessage', send('ask anything'))).task;
+      assert.equal(asked.status.state, 'TASK_STATE_INPUT_REQUIRED');
+      const res = await env.b.stream('subscribeToTask', { id: asked.id }, { timeoutMs: 2000, allowTimeout: true });
+      assert.ok(res.ok && !res.timedOut, 'the stream must end after the snapshot, not wait for input that only a new message brings');
+      assert.deepEqual(trace(res.events), ['task:INPUT_REQUIRED']);
+      // The task still takes its answer, and a stream opened by that answer runs to the end.
+      const answered = okStream(await env.b.stream('sendStreamingMessage', send('done', { taskId: asked.id })));
+      assert.equal(trace(answered).at(-1), 'status:COMPLETED');
+    });
+
     test('SUB-02 LIFE-04 SubscribeToTask on a terminal task is UNSUPPORTED_OPERATION (a plain error, not SSE)', async () => {
       const task = ok(await env.b.call('sendMessage', send('hi'))).task;
       const res = await env.b.stream('subscribeToTask', { id: task.id });
