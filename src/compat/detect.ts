@@ -15,7 +15,7 @@
  *   REST only the 0.3 route table gives a structural signal, and only when no version is given.
  */
 import { VersionNotSupportedError } from '../protocol/errors.js';
-import { parseVersion } from '../protocol/serviceParams.js';
+import { parseRequestedVersion } from '../protocol/serviceParams.js';
 import { isV03Method, matchV03RestRoute } from './methods.js';
 import { isObj } from './read.js';
 
@@ -114,7 +114,7 @@ export function detectVersion(signals: VersionSignals, options: DetectOptions): 
         ? { version: '1.0', dialect: '1.0', source: 'structure' }
         : { version: '0.3', dialect: '0.3', source: 'default' };
   } else {
-    const version = parseVersion(raw);
+    const version = parseRequestedVersion(raw);
     if (version === undefined) {
       throw unsupported(`Protocol version ${JSON.stringify(raw.slice(0, 32))} is not a Major.Minor version; supported: ${options.supported.join(', ')}`, {
         requestedVersion: raw.slice(0, 32),
@@ -147,6 +147,6 @@ export function detectVersion(signals: VersionSignals, options: DetectOptions): 
  */
 export function responseDialect(signals: VersionSignals): Dialect {
   if (signals.structure !== undefined) return signals.structure;
-  const version = parseVersion((signals.header ?? '').trim() || (signals.query ?? '').trim());
+  const version = parseRequestedVersion((signals.header ?? '').trim() || (signals.query ?? '').trim());
   return version === undefined ? '0.3' : dialectOfVersion(version);
 }

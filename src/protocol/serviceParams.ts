@@ -27,12 +27,28 @@ export function negotiateVersion(
   supported: readonly string[],
 ): string {
   const raw = (header ?? '').trim() || (query ?? '').trim();
-  const requested = raw === '' ? '0.3' : parseVersion(raw);
+  const requested = raw === '' ? '0.3' : parseRequestedVersion(raw);
   if (requested !== undefined && supported.includes(requested)) return requested;
   throw new VersionNotSupportedError(
     `Protocol version ${raw === '' ? '0.3 (no A2A-Version given)' : JSON.stringify(raw)} is not supported; supported: ${supported.join(', ')}`,
     { metadata: { requestedVersion: raw === '' ? '0.3' : raw.slice(0, 32), supportedVersions: supported.join(',') } },
   );
+}
+
+/**
+ * The Major.Minor an A2A-Version value asks for, or undefined. SVC-03: a repeated header arrives
+ * comma-joined ("1.0, 1.0"); the same version repeated is that version, while different ones
+ * are not a choice the server can make for the client.
+ */
+export function parseRequestedVersion(raw: string): string | undefined {
+  if (!raw.includes(',')) return parseVersion(raw);
+  let version: string | undefined;
+  for (const part of raw.split(',')) {
+    const v = parseVersion(part.trim());
+    if (v === undefined || (version !== undefined && v !== version)) return undefined;
+    version = v;
+  }
+  return version;
 }
 
 /** R7: a Last-Event-ID (header or gRPC metadata) as the seq to resume after; anything but 1–15 digits is ignored. */

@@ -35,6 +35,8 @@ const TABLE: Row[] = [
   { name: 'VER-06 1.1 is not served', opts: { headers: { 'A2A-Version': '1.1' } }, refused: '1.1' },
   { name: 'B2 a malformed version (abc) is VERSION_NOT_SUPPORTED', opts: { headers: { 'A2A-Version': 'abc' } }, refused: 'abc' },
   { name: 'B2 a malformed version (1) is VERSION_NOT_SUPPORTED', opts: { headers: { 'A2A-Version': '1' } }, refused: '1' },
+  { name: 'SVC-03 a repeated header, comma-joined (1.0, 1.0), is served', opts: { headers: { 'A2A-Version': '1.0, 1.0' } } },
+  { name: 'SVC-03 two different versions (1.0, 2.0) are VERSION_NOT_SUPPORTED', opts: { headers: { 'A2A-Version': '1.0, 2.0' } }, refused: '1.0, 2.0' },
   { name: 'B2 a malformed query version is VERSION_NOT_SUPPORTED', opts: { headers: { 'A2A-Version': null }, query: { 'A2A-Version': 'v1' } }, refused: 'v1' },
 ];
 
