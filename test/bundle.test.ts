@@ -1,7 +1,8 @@
 /**
- * Architecture decision 3: the root entry and the fetch server run on any runtime. Bundled for a
- * neutral platform, they import nothing from `node:*` and use no Buffer. (The client has its own
- * budget test in test/client/bundle.test.ts.)
+ * Architecture decision 3: the root entry, the fetch server and a2a-kit/signing run on any
+ * runtime. Bundled for a neutral platform, they import nothing from `node:*` and use no Buffer
+ * (signing from key files is therefore in a2a-kit/node). (The client has its own budget test in
+ * test/client/bundle.test.ts.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +25,7 @@ async function bundle(entry: string): Promise<string> {
   return result.outputFiles[0]?.text ?? '';
 }
 
-for (const entry of ['./src/index.ts', './src/server/index.ts']) {
+for (const entry of ['./src/index.ts', './src/server/index.ts', './src/signing/index.ts']) {
   test(`${entry} bundles for a neutral platform without node: imports or Buffer`, async () => {
     const code = await bundle(entry);
     assert.ok(code.length > 1000, 'something was bundled');

@@ -6,3 +6,7 @@ export { createPushRuntime as nodePushRuntime } from '../push/pushOptions.js';
 export type { PushOptions } from '../push/pushOptions.js';
 export { nodeJsonFetcher } from '../auth/nodeJsonFetcher.js';
 export type { ServeTenantsOptions, RunningTenants } from './serveAgent.js';
+// Card signing from key files and the SSRF-guarded JWKS fetcher are Node-only (node:fs,
+// node:crypto, the guard's sockets), so they are exported here, not from the runtime-neutral a2a-kit/signing.
+export { signCardWith, loadSigningKey, generateSigningKeys, guardedJwksFetcher } from '../signing/node.js';
+export type { SigningKey, GeneratedKeys } from '../signing/node.js';

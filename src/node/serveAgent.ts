@@ -29,7 +29,7 @@ export interface ServeAgentBaseOptions extends ServeOptions {
    * the bound port.
    */
   grpc?: { port: number; host?: string; publicAddress?: string; maxMessageBytes?: number };
-  /** Applied to the final cards (with their interfaces) before they are served, e.g. `signCardWith(keyFile)` from a2a-kit's signing module. */
+  /** Applied to the final cards (with their interfaces) before they are served, e.g. `signCardWith(keyFile)` from a2a-kit/node. */
   signCard?: (card: AgentCard) => Promise<AgentCard>;
 }
 

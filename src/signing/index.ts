@@ -1,7 +1,8 @@
 /**
  * Signed Agent Cards (A2A §8.4, SIGN-01..09): RFC 8785 canonicalization, the card's signing
  * payload, detached JWS signing (jose) and verification (WebCrypto). Runtime-neutral; the
- * Node helpers (key files, key generation, SSRF-guarded JWKS fetch) are in ./node.ts.
+ * Node helpers (key files, key generation, SSRF-guarded JWKS fetch) are in ./node.ts, exported
+ * from a2a-kit/node.
  */
 export { canonicalize, canonicalizeToBytes } from './jcs.js';
 export { cardSigningPayload, canonicalCard } from './cardPayload.js';
