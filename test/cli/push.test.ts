@@ -12,7 +12,7 @@ import { createStyle } from '../../src/cli/render/style.js';
 import { createClient } from '../../src/client/index.js';
 import type { ListTaskPushNotificationConfigsResponse, TaskPushNotificationConfig } from '../../src/protocol/types.js';
 import { startSdkServer, type SdkServer } from '../support/sdkServer.js';
-import { runA2A } from './cliHelpers.js';
+import { runA2A, startServe } from './cliHelpers.js';
 
 const TOKEN = 'tok-do-not-print-4711';
 const CREDENTIALS = 'cred-do-not-print-0815';
@@ -115,7 +115,7 @@ describe('a2a push against the official SDK server', () => {
       // delete, then the config is gone: exit 3 (the SDK answers TASK_NOT_FOUND).
       const deleted = await a2a(['push', 'delete', sdk.url, task, 'cfg-1', ...common]);
       assert.equal(deleted.code, 0, deleted.stderr);
-      assert.equal(deleted.stdout, `deleted push notification config cfg-1 of task ${task}\n`);
+      assert.equal(deleted.stdout, `deleted push notification config cfg-1 of task ${task} (if it existed)\n`);
       const deletedJson = await a2a(['push', 'delete', sdk.url, task, 'cfg-2', '--json', ...common]);
       assert.equal(deletedJson.code, 0, deletedJson.stderr);
       assert.deepEqual(json(deletedJson.stdout), {});
@@ -135,6 +135,26 @@ describe('a2a push against the official SDK server', () => {
     const r = await a2a(['push', 'list', sdk.url, 'no-such-task']);
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /TASK_NOT_FOUND/);
+  });
+});
+
+describe('a2a push against a2a serve (the demo agent)', () => {
+  test('delete of a config id the task does not have: exit 0, as deleting is idempotent (PUSH-07); get of it: TASK_NOT_FOUND, exit 3 (PUSH-03)', async (t) => {
+    const { proc, urls } = await startServe();
+    t.after(() => proc.kill());
+    const url = new URL(urls.card).origin;
+    const sent = await a2a(['send', url, 'hi', '--json']);
+    assert.equal(sent.code, 0, sent.stderr);
+    const task = json<{ task: { id: string } }>(sent.stdout).task.id;
+    const deleted = await a2a(['push', 'delete', url, task, 'nope-config']);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.equal(deleted.stdout, `deleted push notification config nope-config of task ${task} (if it existed)\n`);
+    const got = await a2a(['push', 'get', url, task, 'nope-config']);
+    assert.equal(got.code, 3, got.stderr);
+    assert.match(got.stderr, /TASK_NOT_FOUND: Push notification config nope-config not found/);
+    const unknownTask = await a2a(['push', 'delete', url, 'no-such-task', 'nope-config']);
+    assert.equal(unknownTask.code, 3, unknownTask.stderr);
+    assert.match(unknownTask.stderr, /TASK_NOT_FOUND/);
   });
 });
 

@@ -198,7 +198,7 @@ export async function pushCommand(argv: string[]): Promise<number> {
     return run(cli, { url, values }, async (client) => {
       const result = await client.deleteTaskPushNotificationConfig({ taskId, id: third });
       if (cli.json) cli.jsonLine(result);
-      else cli.out(`deleted push notification config ${third} of task ${taskId}\n`);
+      else cli.out(`deleted push notification config ${third} of task ${taskId} (if it existed)\n`);
     });
   }
 
