@@ -38,13 +38,21 @@ async function working(): Promise<string> {
 }
 
 describe('HTTP+JSON binding specifics', () => {
-  test('B11 an unknown route is 404 with a NOT_FOUND Status body', async () => {
+  /** The ErrorInfo of a REST error body (the first detail, as the error path writes it). */
+  function errorInfo(json: Json): Json {
+    const info = json.error.details?.[0];
+    assert.equal(info?.['@type'], ERROR_INFO_TYPE, JSON.stringify(json));
+    return info;
+  }
+
+  test('B11 an unknown route is 404 MethodNotFoundError with ErrorInfo (docs/errors.md)', async () => {
     for (const path of ['/nope/x/y', '/tasks/a/b/c/d', '/v1/card', '/']) {
       const res = await rest('GET', path);
       assert.equal(res.status, 404, path);
-      assert.equal(res.json.error.code, 404);
-      assert.equal(res.json.error.status, 'NOT_FOUND', path);
+      assert.deepEqual([res.json.error.code, res.json.error.status], [404, 'UNIMPLEMENTED'], path);
       assert.match(res.json.error.message, /\S/);
+      assert.deepEqual([errorInfo(res.json).reason, errorInfo(res.json).domain], ['METHOD_NOT_FOUND', 'a2a-kit'], path);
+      assert.equal(res.headers.get('content-type'), 'application/a2a+json');
     }
   });
 
@@ -55,7 +63,7 @@ describe('HTTP+JSON binding specifics', () => {
     assert.deepEqual([body.error.code, body.error.status], [404, 'NOT_FOUND']);
   });
 
-  test('B11 a wrong verb is 405 with an Allow header', async () => {
+  test('B11 a wrong verb is 405 InvalidRequestError with ErrorInfo and an Allow header', async () => {
     for (const [method, path, allow] of [
       ['PUT', '/message:send', 'POST'],
       ['GET', '/message:stream', 'POST'],
@@ -67,7 +75,8 @@ describe('HTTP+JSON binding specifics', () => {
       const res = await rest(method, path);
       assert.equal(res.status, 405, `${method} ${path}`);
       assert.equal(res.headers.get('allow'), allow, `${method} ${path}`);
-      assert.equal(typeof res.json.error, 'object');
+      assert.equal(res.json.error.status, 'INVALID_ARGUMENT', `${method} ${path}`);
+      assert.equal(errorInfo(res.json).reason, 'INVALID_REQUEST', `${method} ${path}`);
     }
     const sub = await rest('DELETE', '/tasks/abc:subscribe');
     assert.deepEqual(sub.headers.get('allow')?.split(/,\s*/).sort(), ['GET', 'POST']);

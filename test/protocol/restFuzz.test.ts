@@ -34,9 +34,8 @@ import { parseSse } from '../support/sse.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { ok, send } from '../support/assertions.js';
 import { restBinding } from '../support/bindings.js';
-import { GRPC_STATUS_CODES } from '../../src/protocol/errorTable.js';
-import { isKnownReason } from '../../src/protocol/errorTable.js';
-import { PayloadTooLargeError } from '../../src/protocol/errors.js';
+import { ERROR_TABLE, GRPC_STATUS_CODES, isKnownReason } from '../../src/protocol/errorTable.js';
+import { PayloadTooLargeError, type A2AErrorReason } from '../../src/protocol/errors.js';
 import type { HttpRequest } from '../../src/server/http/httpTypes.js';
 import { matchV03RestRoute } from '../../src/compat/methods.js';
 import { parseVersion } from '../../src/protocol/serviceParams.js';
@@ -228,16 +227,26 @@ function restErrorProblem(body: Json, status: number): string | undefined {
   if (!STATUS_NAMES.has(e.status) || e.status === 'OK') return `error.status ${JSON.stringify(e.status)}`;
   if (typeof e.message !== 'string' || e.message === '') return 'error.message is not a non-empty string';
   if (STACK_PATTERN.test(e.message)) return `stack in message: ${e.message}`;
-  // B11 (src/bindings/rest/server.ts): routing failures (no route 404, wrong verb 405) are plain
-  // google.rpc.Status bodies without details, by design; every other error carries ErrorInfo.
-  // The refused CORS preflight (createA2AHandler corsPolicy: OPTIONS without an allowed Origin)
-  // is a hand-written 403 PERMISSION_DENIED Status of the same plain shape.
-  if (e.details === undefined && [403, 404, 405].includes(status) && keysOf(e) === 'code,message,status') return undefined;
+  // Every error carries ErrorInfo, routing failures included (B11 as docs/errors.md documents it:
+  // no route = METHOD_NOT_FOUND 404, wrong verb = INVALID_REQUEST 405).
   if (!Array.isArray(e.details)) return 'error.details is not an array';
   if (!e.details.every((d: Json) => d && typeof d === 'object' && typeof d['@type'] === 'string')) return 'details need @type';
   const info = e.details.find((d: Json) => d['@type'] === ERROR_INFO_TYPE);
   if (!info || !isKnownReason(info.reason) || typeof info.domain !== 'string') return `no ErrorInfo with a known reason: ${JSON.stringify(e.details)}`;
+  const row = ERROR_TABLE[info.reason as A2AErrorReason];
+  if (e.status !== row.grpcStatus) return `error.status ${e.status} ≠ ${row.grpcStatus} of ${info.reason}`;
+  // A wrong verb is the one refusal with its own HTTP status (405, docs/errors.md).
+  const wrongVerb = status === 405 && info.reason === 'INVALID_REQUEST';
+  if (status !== row.httpStatus && !wrongVerb) return `HTTP ${status} ≠ ${row.httpStatus} of ${info.reason}`;
   return undefined;
+}
+
+/**
+ * The refused CORS preflight (createA2AHandler corsPolicy: OPTIONS without an allowed Origin) is
+ * a hand-written 403 PERMISSION_DENIED Status without details, the one REST-base answer without ErrorInfo.
+ */
+function isRefusedPreflight(r: RestRequest, a: RestAnswer, body: Json): boolean {
+  return r.method === 'OPTIONS' && a.status === 403 && keysOf(body?.error ?? {}) === 'code,message,status';
 }
 
 const NODE_REFUSALS = [400, 431];
@@ -307,6 +316,8 @@ function answerProblem(r: RestRequest, a: RestAnswer): string | undefined {
   } catch {
     return `body is not JSON: ${a.text.slice(0, 200)}`;
   }
+  if (a.status === 405 && !a.headers.allow) return '405 without an Allow header';
+  if (a.status >= 300 && isRefusedPreflight(r, a, body)) return undefined;
   if (a.status >= 300) return v03 ? v03ErrorProblem(body) : restErrorProblem(body, a.status);
   if (!body || typeof body !== 'object' || Array.isArray(body)) return `success body is not an object: ${a.text.slice(0, 200)}`;
   if ('error' in body) return 'a 2xx with an error body';
@@ -369,7 +380,7 @@ describe('R19 seeded mutation fuzz of HTTP+JSON requests', () => {
       show,
     });
     t.diagnostic(`seed ${SEED}, outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}`);
-    assertReached(outcomes, ['200', 'stream', '400 INVALID_ARGUMENT', '404 NOT_FOUND', '405 INVALID_ARGUMENT', '400 FAILED_PRECONDITION']);
+    assertReached(outcomes, ['200', 'stream', '400 INVALID_ARGUMENT', '404 NOT_FOUND', '404 UNIMPLEMENTED', '405 INVALID_ARGUMENT', '400 FAILED_PRECONDITION']);
   });
 
   test(`${OVER_SOCKET} mutated requests over the socket (seed ${SEED + 1})`, async (t) => {

@@ -6,12 +6,17 @@ export interface RestErrorBody {
   error: { code: number; status: string; message: string; details?: unknown[] };
 }
 
-export function toRestError(error: unknown): { status: number; body: RestErrorBody } {
+/**
+ * `httpStatus` replaces the table's HTTP status (and so `error.code`) for the transport refusals
+ * that have their own: 405 for a wrong method (InvalidRequestError, docs/errors.md).
+ */
+export function toRestError(error: unknown, httpStatus?: number): { status: number; body: RestErrorBody } {
   const e = toA2AError(error);
   const row = ERROR_TABLE[e.reason];
+  const status = httpStatus ?? row.httpStatus;
   return {
-    status: row.httpStatus,
-    body: { error: { code: row.httpStatus, status: row.grpcStatus, message: e.message, details: errorDetails(e) } },
+    status,
+    body: { error: { code: status, status: row.grpcStatus, message: e.message, details: errorDetails(e) } },
   };
 }
 

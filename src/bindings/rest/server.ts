@@ -4,7 +4,7 @@
  * (REST-07). Responses use application/a2a+json; requests may use it or application/json.
  */
 import { httpAuthFailure } from '../../auth/authErrors.js';
-import { InvalidRequestError, invalidField, toA2AError } from '../../protocol/errors.js';
+import { InvalidRequestError, MethodNotFoundError, invalidField, toA2AError } from '../../protocol/errors.js';
 import { OPERATIONS } from '../../protocol/operations.js';
 import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
@@ -20,21 +20,13 @@ import { httpLimitFailure } from '../../server/limits.js';
 export const REST_CONTENT_TYPE = 'application/a2a+json';
 const JSON_HEADERS = { 'content-type': REST_CONTENT_TYPE };
 
-function errorResponse(error: unknown): HttpResponse {
-  const { status, body } = toRestError(error);
+/** `refusal`: a transport refusal's own HTTP status and headers (405 and its Allow). */
+function errorResponse(error: unknown, refusal?: { status: number; headers: Record<string, string> }): HttpResponse {
+  const { status, body } = toRestError(error, refusal?.status);
   // Authentication failures also carry their WWW-Authenticate challenges (ERR-05).
   // …and exceeded limits their Retry-After (R25).
-  const extra = httpAuthFailure(error) ?? httpLimitFailure(error);
-  return { status, headers: extra ? { ...JSON_HEADERS, ...extra.headers } : JSON_HEADERS, body: JSON.stringify(body) };
-}
-
-/** B11: routing failures are plain google.rpc.Status bodies (no A2A ErrorInfo); code = HTTP status. */
-function statusResponse(r: { status: number; name: string; message: string; headers?: Record<string, string> }): HttpResponse {
-  return {
-    status: r.status,
-    headers: { ...JSON_HEADERS, ...r.headers },
-    body: JSON.stringify({ error: { code: r.status, status: r.name, message: r.message } }),
-  };
+  const extra = { ...(httpAuthFailure(error) ?? httpLimitFailure(error))?.headers, ...refusal?.headers };
+  return { status, headers: { ...JSON_HEADERS, ...extra }, body: JSON.stringify(body) };
 }
 
 /** `path` is relative to the REST base URL. */
@@ -52,12 +44,13 @@ export async function handleRest(req: HttpRequest, path: string, binding: Bindin
     return errorResponse(new InvalidRequestError('Malformed percent-encoding in the path'));
   }
   const match = matchRoute(req.method, segments);
+  // B11, as docs/errors.md documents it: routing failures are errors with ErrorInfo like any other.
   if (match.kind === 'notFound') {
-    return statusResponse({ status: 404, name: 'NOT_FOUND', message: `No A2A operation at ${req.method} ${path.slice(0, 200)}` });
+    return errorResponse(new MethodNotFoundError(`No A2A operation at ${req.method} ${path.slice(0, 200)}`));
   }
   if (match.kind === 'methodNotAllowed') {
     const allow = match.allow.join(', ');
-    return statusResponse({ status: 405, name: 'INVALID_ARGUMENT', message: `Use ${allow} for this path`, headers: { allow } });
+    return errorResponse(new InvalidRequestError(`Use ${allow} for this path`), { status: 405, headers: { allow } });
   }
   try {
     // With 0.3 compat on, this is a 1.0-shaped request: it needs an explicit 1.x version.
