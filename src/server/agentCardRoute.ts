@@ -3,11 +3,16 @@
  * (CACHE-01..04): a content-hash ETag, Last-Modified, Cache-Control, 304 on revalidation,
  * and CORS so browser clients can discover the agent (CARD-11).
  */
+import { toRestError } from '../bindings/rest/errors.js';
 import { agentCardForV03, cardVariantFor, hybridAgentCard } from '../compat/card03.js';
+import { InvalidRequestError } from '../protocol/errors.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { HttpRequest, HttpResponse } from './http/httpTypes.js';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+
+/** A wrong method is InvalidRequestError with HTTP 405, as on the bindings (docs/errors.md). */
+const WRONG_METHOD_BODY = JSON.stringify(toRestError(new InvalidRequestError('Use GET or HEAD for the Agent Card'), 405).body);
 
 export interface CardRouteOptions {
   maxAgeSeconds?: number;
@@ -32,7 +37,7 @@ export function createAgentCardRoute(card: AgentCard | object, options: CardRout
   };
   return (req) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return { status: 405, headers: { ...headers, allow: 'GET, HEAD' }, body: '{"error":{"code":405,"status":"INVALID_ARGUMENT","message":"Use GET"}}' };
+      return { status: 405, headers: { ...headers, allow: 'GET, HEAD' }, body: WRONG_METHOD_BODY };
     }
     const inm = req.header('if-none-match');
     // RFC 9110 §13.1.2: If-None-Match uses weak comparison, so W/"x" matches "x".

@@ -1,7 +1,7 @@
 /** The public Agent Card at /.well-known/agent-card.json (CARD, CACHE rules). */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { jsonRpcBinding, restBinding, type Json } from '../support/bindings.js';
+import { ERROR_INFO_TYPE, jsonRpcBinding, restBinding, type Json } from '../support/bindings.js';
 import { ok } from '../support/assertions.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -51,6 +51,14 @@ describe('Agent Card', () => {
     const post = await get(server, {}, 'POST');
     assert.equal(post.status, 405);
     assert.match(post.headers.get('allow') ?? '', /GET/);
+  });
+
+  test('a wrong verb on the card is InvalidRequestError with ErrorInfo and code 405, as on the bindings', async () => {
+    for (const method of ['POST', 'DELETE']) {
+      const { error } = (await (await get(server, {}, method)).json()) as Json;
+      assert.deepEqual([error.code, error.status], [405, 'INVALID_ARGUMENT'], method);
+      assert.deepEqual([error.details?.[0]?.['@type'], error.details?.[0]?.reason], [ERROR_INFO_TYPE, 'INVALID_REQUEST'], method);
+    }
   });
 
   test('CARD-03 every REQUIRED card member is present and well-typed', async () => {
