@@ -147,6 +147,16 @@ describe('HTTP+JSON binding specifics', () => {
     assert.deepEqual([clash.status, clash.json.error.status], [400, 'INVALID_ARGUMENT']);
   });
 
+  test('B12 JSON-10 a null body value next to a path field is unset: the path value is used', async () => {
+    const sent = await rest('POST', '/acme/message:send', { body: JSON.stringify({ tenant: null, ...send('slow job', {}, { returnImmediately: true }) }), headers: JSON_CT });
+    assert.equal(sent.status, 200, sent.text);
+    const id = sent.json.task.id;
+    assert.equal((await rest('GET', `/acme/tasks/${id}`)).status, 200, 'the task is under the path tenant');
+    const canceled = await rest('POST', `/acme/tasks/${id}:cancel`, { body: JSON.stringify({ id: null, tenant: null }), headers: JSON_CT });
+    assert.equal(canceled.status, 200, canceled.text);
+    assert.deepEqual([canceled.json.id, canceled.json.status.state], [id, 'TASK_STATE_CANCELED']);
+  });
+
   test('REST-01 A7 responses are application/a2a+json; application/json requests are accepted', async () => {
     for (const contentType of ['application/json', 'application/a2a+json', 'application/json; charset=utf-8']) {
       const res = await rest('POST', '/message:send', { body: JSON.stringify(send('hi')), headers: { 'content-type': contentType } });

@@ -108,7 +108,8 @@ async function requestParams(
   }
   for (const [name, value] of Object.entries(fields)) {
     const given = params[name];
-    if (given !== undefined && given !== '' && given !== value) {
+    // ProtoJSON (JSON-10): null, like an absent field or '', means unset, so it cannot differ.
+    if (given !== undefined && given !== null && given !== '' && given !== value) {
       throw invalidField(name, `in the body (${JSON.stringify(String(given).slice(0, 64))}) differs from the path`);
     }
     params[name] = value;
