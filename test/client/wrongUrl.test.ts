@@ -1,6 +1,7 @@
 /**
  * A client whose HTTP+JSON interface URL is wrong reports MethodNotFoundError, never
- * TaskNotFoundError: under the REST base the server answers METHOD_NOT_FOUND with ErrorInfo (B11).
+ * TaskNotFoundError: under the REST base the server answers METHOD_NOT_FOUND with ErrorInfo (B11);
+ * elsewhere a bare 404 NOT_FOUND Status, which fromRestError reads the same way.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,5 +30,10 @@ describe('a client pointed at a wrong HTTP+JSON URL', () => {
     const client = await createClient(restAt(server.card, `${server.restUrl}/v2/api`), { bindings: ['HTTP+JSON'] });
     await assert.rejects(client.getTask({ id: 'x' }), methodNotFound);
     await assert.rejects(client.cancelTask({ id: 'x' }), methodNotFound);
+  });
+
+  test('a path outside the bindings (a bare NOT_FOUND without ErrorInfo): MethodNotFoundError', async () => {
+    const client = await createClient(restAt(server.card, server.url), { bindings: ['HTTP+JSON'] });
+    await assert.rejects(client.getTask({ id: 'x' }), methodNotFound);
   });
 });

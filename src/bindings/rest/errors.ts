@@ -20,9 +20,14 @@ export function toRestError(error: unknown, httpStatus?: number): { status: numb
   };
 }
 
+/**
+ * Fallbacks for a body without ErrorInfo. A2A errors always carry one over HTTP+JSON (REST-07;
+ * the @a2a-js/sdk REST server sends TASK_NOT_FOUND with it too), so a bare NOT_FOUND is a path
+ * the server does not serve (digest B11, a wrong base URL), never a missing task.
+ */
 const REASON_BY_STATUS: Partial<Record<GrpcStatusName, A2AError['reason']>> = {
   INVALID_ARGUMENT: 'INVALID_PARAMS',
-  NOT_FOUND: 'TASK_NOT_FOUND',
+  NOT_FOUND: 'METHOD_NOT_FOUND',
   UNAUTHENTICATED: 'UNAUTHENTICATED',
   PERMISSION_DENIED: 'PERMISSION_DENIED',
   RESOURCE_EXHAUSTED: 'RESOURCE_EXHAUSTED',
