@@ -15,6 +15,7 @@ import type { HttpHandler, HttpRequest, HttpResponse } from '../server/http/http
 import { toPushStream } from '../server/pushStream.js';
 import { StreamedResponse, type StreamHost } from './streamedResponse.js';
 import { INTERNAL_BODY, ResponseBatch } from './responseBatch.js';
+import { readBody } from './readBody.js';
 
 /** What the host shares with its requests: open response streams, and the batch of unary answers. */
 interface Host extends StreamHost {
@@ -177,7 +178,7 @@ class NodeHttpRequest implements HttpRequest {
   }
 
   text(limit: number): Promise<string> {
-    return readBody(this.exchange, limit);
+    return readText(this.exchange, limit);
   }
 
   get remoteAddress(): string | undefined {
@@ -227,44 +228,14 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
-function readBody(exchange: Exchange, limit: number): Promise<string> {
-  const { req } = exchange;
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > limit) {
-    // Refuse without reading: the connection is closed after the 413 (R15).
-    exchange.closeAfter = true;
-    return Promise.reject(new PayloadTooLargeError(`Request body exceeds ${limit} bytes`));
+/** The body as text. An oversized body is refused and the connection closed after the 413 (R15). */
+async function readText(exchange: Exchange, limit: number): Promise<string> {
+  try {
+    return (await readBody(exchange.req, limit)).toString('utf8');
+  } catch (error) {
+    if (error instanceof PayloadTooLargeError) exchange.closeAfter = true;
+    throw error;
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        exchange.closeAfter = true;
-        reject(new PayloadTooLargeError(`Request body exceeds ${limit} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-  });
 }
 
 function writeResponse(exchange: Exchange, out: HttpResponse, host: Host): void {

@@ -2,6 +2,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { readBody } from '../../node/readBody.js';
+import { PayloadTooLargeError } from '../../protocol/errors.js';
 import type { StreamResponse } from '../../protocol/types.js';
 import { generateWebhookSecret, WebhookVerificationError, webhookSecretKey } from '../../push/webhookSignature.js';
 import { authorizationMatches, readDelivery, tokenMatches, WebhookDeliveryError, type WebhookDelivery } from '../../webhooks/index.js';
@@ -139,20 +141,14 @@ class HttpRefusal extends Error {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new HttpRefusal(413, `body larger than ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
+/** The delivery's bytes (signatures are over bytes), refused past MAX_BODY_BYTES. */
+async function deliveryBody(req: IncomingMessage): Promise<Buffer> {
+  try {
+    return await readBody(req, MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof PayloadTooLargeError) throw new HttpRefusal(413, `body larger than ${MAX_BODY_BYTES} bytes`);
+    throw error;
+  }
 }
 
 function urlOf(address: AddressInfo, options: ListenOptions): string {
@@ -201,7 +197,12 @@ async function listen(cli: Cli, options: ListenOptions): Promise<number> {
   const reject = (res: ServerResponse, refusal: HttpRefusal, req: IncomingMessage) => {
     cli.err(`${cli.errStyle.red(`${refusal.status}`)} ${req.method ?? ''} ${req.url ?? ''}: ${refusal.message}\n`);
     if (!res.headersSent) {
-      res.writeHead(refusal.status, { 'content-type': 'text/plain; charset=utf-8', ...(refusal.status === 405 ? { allow: 'POST' } : {}) });
+      res.writeHead(refusal.status, {
+        'content-type': 'text/plain; charset=utf-8',
+        ...(refusal.status === 405 ? { allow: 'POST' } : {}),
+        // The rest of an oversized body is not read: the connection ends after the answer.
+        ...(refusal.status === 413 ? { connection: 'close' } : {}),
+      });
       res.end(`${refusal.message}\n`);
     }
   };
@@ -210,7 +211,7 @@ async function listen(cli: Cli, options: ListenOptions): Promise<number> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (options.path !== undefined && path !== options.path) throw new HttpRefusal(404, `not the webhook path (${options.path})`);
     if (req.method !== 'POST') throw new HttpRefusal(405, 'webhook deliveries are POSTs');
-    const body = await readBody(req);
+    const body = await deliveryBody(req);
     requests++;
     if (options.failEvery !== undefined && requests % options.failEvery === 0) {
       throw new HttpRefusal(503, `request ${requests}: failing on purpose (--fail-every ${options.failEvery})`);

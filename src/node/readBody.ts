@@ -1,0 +1,50 @@
+/**
+ * Reading a node:http request body within a byte limit: the one reader of the Node host and of
+ * `a2a webhook listen`. An oversized body is refused without buffering it (R15).
+ */
+import type { IncomingMessage } from 'node:http';
+import { PayloadTooLargeError } from '../protocol/errors.js';
+
+/** True when the request's Content-Length already says its body is over `limit`. */
+export function declaredOver(req: IncomingMessage, limit: number): boolean {
+  return Number(req.headers['content-length'] ?? '0') > limit;
+}
+
+/** The body's bytes; rejects with PayloadTooLargeError once the declared or received size passes `limit`. */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  // Refused without reading a byte.
+  if (declaredOver(req, limit)) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+function tooLarge(limit: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`Request body exceeds ${limit} bytes`);
+}
