@@ -2,8 +2,10 @@
  * Reading a node:http request body within a byte limit: the one reader of the Node host and of
  * `a2a webhook listen`. An oversized body is refused without buffering it (R15).
  */
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { PayloadTooLargeError } from '../protocol/errors.js';
+import { notUtf8Error } from '../server/http/jsonBody.js';
 
 /** True when the request's Content-Length already says its body is over `limit`. */
 export function declaredOver(req: IncomingMessage, limit: number): boolean {
@@ -43,6 +45,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('end', onEnd);
     req.on('error', onError);
   });
+}
+
+/** The body as text: bytes that are not UTF-8 are a ParseError (one validating pass, then the decode). */
+export function utf8Text(bytes: Buffer): string {
+  if (!isUtf8(bytes)) throw notUtf8Error();
+  return bytes.toString('utf8');
 }
 
 function tooLarge(limit: number): PayloadTooLargeError {

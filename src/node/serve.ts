@@ -15,7 +15,7 @@ import type { HttpHandler, HttpRequest, HttpResponse } from '../server/http/http
 import { toPushStream } from '../server/pushStream.js';
 import { StreamedResponse, type StreamHost } from './streamedResponse.js';
 import { INTERNAL_BODY, ResponseBatch } from './responseBatch.js';
-import { readBody } from './readBody.js';
+import { readBody, utf8Text } from './readBody.js';
 
 /** What the host shares with its requests: open response streams, and the batch of unary answers. */
 interface Host extends StreamHost {
@@ -231,7 +231,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 /** The body as text. An oversized body is refused and the connection closed after the 413 (R15). */
 async function readText(exchange: Exchange, limit: number): Promise<string> {
   try {
-    return (await readBody(exchange.req, limit)).toString('utf8');
+    return utf8Text(await readBody(exchange.req, limit));
   } catch (error) {
     if (error instanceof PayloadTooLargeError) exchange.closeAfter = true;
     throw error;

@@ -13,7 +13,7 @@ import { PROTOCOL_VERSION } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
 import { AGENT_CARD_PATH, createAgentCardRoute, createVersionedCardRoute, type CardRouteOptions } from './agentCardRoute.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './http/httpTypes.js';
-import { DEFAULT_MAX_JSON_DEPTH } from './http/jsonBody.js';
+import { DEFAULT_MAX_JSON_DEPTH, notUtf8Error } from './http/jsonBody.js';
 import { A2ARequestHandler, type RequestHandlerOptions } from './requestHandler.js';
 import { TenantRouter, checkSameSecurity, type RequestHandlerLike, type TenantRouterOptions } from './tenantRouter.js';
 
@@ -223,8 +223,15 @@ async function readLimited(request: Request, limit: number): Promise<string> {
     all.set(c, offset);
     offset += c.byteLength;
   }
-  return new TextDecoder().decode(all);
+  try {
+    return UTF8.decode(all);
+  } catch {
+    throw notUtf8Error();
+  }
 }
+
+/** Fatal: bytes that are not UTF-8 are refused (as the Node host does), not replaced by U+FFFD. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 function toFetchResponse(res: HttpResponse): Response {
   const body = res.body;

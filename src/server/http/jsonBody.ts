@@ -1,4 +1,4 @@
-/** Reading untrusted JSON: nesting depth checked before parsing (R16), parse errors typed. */
+/** Reading untrusted JSON: nesting depth checked before parsing (R16), parse errors typed, UTF-8 only. */
 import { InvalidRequestError, ParseError } from '../../protocol/errors.js';
 
 export const DEFAULT_MAX_JSON_DEPTH = 32;
@@ -20,6 +20,14 @@ export function checkJsonDepth(text: string, maxDepth: number): void {
       depth--;
     }
   }
+}
+
+/**
+ * A body that is not UTF-8 (RFC 8259 §8.1) is refused as unparseable JSON (-32700 / 400), never
+ * read with U+FFFD in place of the bad bytes.
+ */
+export function notUtf8Error(): ParseError {
+  return new ParseError('Invalid JSON payload: the body is not valid UTF-8');
 }
 
 export function parseJson(text: string, maxDepth: number): unknown {
