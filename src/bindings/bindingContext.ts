@@ -15,6 +15,7 @@ import {
 } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { HttpRequest } from '../server/http/httpTypes.js';
+import { RequestAbortedError } from '../server/http/requestAborted.js';
 import type { A2ARequestHandler, CallContext } from '../server/requestHandler.js';
 import type { Principal } from '../auth/principal.js';
 
@@ -126,9 +127,9 @@ export class BindingContext {
     return headers;
   }
 
-  /** Converts anything thrown to an A2AError, reporting unexpected failures once. */
+  /** Converts anything thrown to an A2AError, reporting unexpected failures once (a client gone away is none). */
   report(error: unknown): A2AError {
-    if (!A2AError.is(error) || error.reason === 'INTERNAL') this.onError?.(error);
+    if ((!A2AError.is(error) || error.reason === 'INTERNAL') && !(error instanceof RequestAbortedError)) this.onError?.(error);
     return toA2AError(error);
   }
 }

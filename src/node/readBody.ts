@@ -6,16 +6,22 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { PayloadTooLargeError } from '../protocol/errors.js';
 import { notUtf8Error } from '../server/http/jsonBody.js';
+import { RequestAbortedError } from '../server/http/requestAborted.js';
 
 /** True when the request's Content-Length already says its body is over `limit`. */
 export function declaredOver(req: IncomingMessage, limit: number): boolean {
   return Number(req.headers['content-length'] ?? '0') > limit;
 }
 
-/** The body's bytes; rejects with PayloadTooLargeError once the declared or received size passes `limit`. */
+/**
+ * The body's bytes. Rejects with PayloadTooLargeError once the declared or received size passes
+ * `limit`, with RequestAbortedError when the connection closes before the body is complete.
+ */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   // Refused without reading a byte.
   if (declaredOver(req, limit)) return Promise.reject(tooLarge(limit));
+  // Gone already (while the handler was busy before reading): no 'end' or 'error' will come.
+  if (req.destroyed) return Promise.reject(new RequestAbortedError());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -32,9 +38,10 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       cleanup();
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     };
-    const onError = (error: Error) => {
+    const onError = (error: NodeJS.ErrnoException) => {
       cleanup();
-      reject(error);
+      // node:http fails a request whose connection closed early with ECONNRESET "aborted".
+      reject(error.code === 'ECONNRESET' ? new RequestAbortedError({ cause: error }) : error);
     };
     const cleanup = () => {
       req.off('data', onData);

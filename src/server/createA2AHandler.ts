@@ -14,6 +14,7 @@ import type { AgentCard } from '../protocol/types.js';
 import { AGENT_CARD_PATH, createAgentCardRoute, createVersionedCardRoute, type CardRouteOptions } from './agentCardRoute.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './http/httpTypes.js';
 import { DEFAULT_MAX_JSON_DEPTH, notUtf8Error } from './http/jsonBody.js';
+import { RequestAbortedError } from './http/requestAborted.js';
 import { A2ARequestHandler, type RequestHandlerOptions } from './requestHandler.js';
 import { TenantRouter, checkSameSecurity, type RequestHandlerLike, type TenantRouterOptions } from './tenantRouter.js';
 
@@ -208,7 +209,10 @@ async function readLimited(request: Request, limit: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((error: unknown) => {
+      // The client went away mid-body: not a server fault (not reported to onError).
+      throw request.signal.aborted ? new RequestAbortedError({ cause: error }) : error;
+    });
     if (done) break;
     size += value.byteLength;
     if (size > limit) {

@@ -337,6 +337,11 @@ export function connect(port: number, host = '127.0.0.1'): Promise<net.Socket> {
   });
 }
 
+/** How many connections the server holds open. */
+export function connectionCount(s: TestServer): Promise<number> {
+  return new Promise((resolve, reject) => s.server.server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+}
+
 /** Best-effort process RSS (bytes). */
 export function rss(): number {
   return process.memoryUsage().rss;

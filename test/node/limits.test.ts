@@ -16,6 +16,7 @@ import {
   JSONRPC_PATH,
   REST_PATH,
   connect,
+  connectionCount,
   hasState,
   openSse,
   request,
@@ -205,9 +206,8 @@ async function rawExchange(port: number, text: string): Promise<string> {
 }
 
 async function waitForConnections(s: TestServer, n: number): Promise<void> {
-  const count = () => new Promise<number>((resolve, reject) => s.server.server.getConnections((e, c) => (e ? reject(e) : resolve(c))));
   const deadline = Date.now() + 2_000;
-  while ((await count()) < n) {
+  while ((await connectionCount(s)) < n) {
     assert.ok(Date.now() < deadline, `fewer than ${n} connections`);
     await delay(10);
   }
@@ -675,7 +675,7 @@ describe('R18 timeouts', () => {
         );
         sockets.push(...opened);
       }
-      const connections = await new Promise<number>((resolve, reject) => s.server.server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+      const connections = await connectionCount(s);
       assert.ok(connections >= 500, `${connections} connections open`);
 
       const start = performance.now();

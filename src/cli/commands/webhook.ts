@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { readBody } from '../../node/readBody.js';
 import { PayloadTooLargeError } from '../../protocol/errors.js';
 import type { StreamResponse } from '../../protocol/types.js';
+import { RequestAbortedError } from '../../server/http/requestAborted.js';
 import { generateWebhookSecret, WebhookVerificationError, webhookSecretKey } from '../../push/webhookSignature.js';
 import { authorizationMatches, readDelivery, tokenMatches, WebhookDeliveryError, type WebhookDelivery } from '../../webhooks/index.js';
 import { createCli, intOption, runCommand, type Cli } from '../cli.js';
@@ -254,6 +255,8 @@ async function listen(cli: Cli, options: ListenOptions): Promise<number> {
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
+      // A sender that went away mid-body has nothing to hear.
+      if (error instanceof RequestAbortedError) return;
       if (error instanceof HttpRefusal) return reject(res, error, req);
       reject(res, new HttpRefusal(500, error instanceof Error ? error.message : String(error)), req);
     });

@@ -12,7 +12,10 @@ export interface HttpRequest {
   readonly query: URLSearchParams;
   /** Header value by lowercase name; repeated headers joined with ", ". */
   header(name: string): string | undefined;
-  /** The body as text, at most `limit` bytes; throws PayloadTooLargeError beyond. */
+  /**
+   * The body as text, at most `limit` bytes; throws PayloadTooLargeError beyond, ParseError when
+   * it is not UTF-8, RequestAbortedError when the client goes away before it is complete.
+   */
   text(limit: number): Promise<string>;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
