@@ -170,18 +170,26 @@ test(':verb suffixes: tasks/abc:cancel, :subscribe, and ids that merely contain 
   assert.equal(matchRoute('POST', ['tasks', ':cancel']).kind, 'notFound');
   // An unknown verb is no route of its own: it is part of a GetTask id, so POST is a 405.
   expectRoute('GET', ['tasks', 'abc:archive'], 'getTask', { id: 'abc:archive' });
-  assert.deepEqual(matchRoute('POST', ['tasks', 'abc:archive']), { kind: 'methodNotAllowed', allow: ['GET'] });
+  assert.deepEqual(matchRoute('POST', ['tasks', 'abc:archive']), { kind: 'methodNotAllowed', allow: ['GET', 'HEAD'] });
 });
 
-test('wrong methods give 405 with the allowed methods; unknown paths give notFound', () => {
-  assert.deepEqual(matchRoute('PUT', ['tasks']), { kind: 'methodNotAllowed', allow: ['GET'] });
-  assert.deepEqual(matchRoute('POST', ['acme', 'tasks']), { kind: 'methodNotAllowed', allow: ['GET'] });
+test('wrong methods give 405 with the allowed methods (HEAD wherever GET); unknown paths give notFound', () => {
+  assert.deepEqual(matchRoute('PUT', ['tasks']), { kind: 'methodNotAllowed', allow: ['GET', 'HEAD'] });
+  assert.deepEqual(matchRoute('POST', ['acme', 'tasks']), { kind: 'methodNotAllowed', allow: ['GET', 'HEAD'] });
   assert.deepEqual(matchRoute('GET', ['message:send']), { kind: 'methodNotAllowed', allow: ['POST'] });
+  assert.deepEqual(matchRoute('HEAD', ['message:send']), { kind: 'methodNotAllowed', allow: ['POST'] });
   const configs = matchRoute('PATCH', ['tasks', 't', 'pushNotificationConfigs', 'c']);
   assert.equal(configs.kind, 'methodNotAllowed');
-  if (configs.kind === 'methodNotAllowed') assert.deepEqual([...configs.allow].sort(), ['DELETE', 'GET']);
+  if (configs.kind === 'methodNotAllowed') assert.deepEqual([...configs.allow].sort(), ['DELETE', 'GET', 'HEAD']);
   assert.equal(matchRoute('GET', ['v1', 'tasks', 'x', 'y']).kind, 'notFound');
   assert.equal(matchRoute('GET', ['tasks', 'a', 'b']).kind, 'notFound');
+});
+
+test('HEAD matches the GET routes, and only them (RFC 9110 §9.3.2)', () => {
+  assert.equal(expectRoute('HEAD', ['tasks'], 'listTasks', {}).method, 'GET');
+  expectRoute('HEAD', ['acme', 'tasks', 'abc'], 'getTask', { tenant: 'acme', id: 'abc' });
+  expectRoute('HEAD', ['tasks', 'abc:subscribe'], 'subscribeToTask', { id: 'abc' });
+  assert.deepEqual(matchRoute('HEAD', ['tasks', 'abc:cancel']), { kind: 'methodNotAllowed', allow: ['POST'] });
 });
 
 test('matchRoute takes decoded segments: ids with reserved characters stay one field', () => {

@@ -255,7 +255,14 @@ function writeResponse(exchange: Exchange, out: HttpResponse, host: Host): void 
     return;
   }
   res.writeHead(out.status, out.headers);
-  new StreamedResponse(exchange, toPushStream(body), host).start();
+  const stream = toPushStream(body);
+  if (exchange.req.method === 'HEAD') {
+    // HEAD of a stream (SubscribeToTask): its headers only; the subscription is released at once.
+    stream.close();
+    res.end();
+    return;
+  }
+  new StreamedResponse(exchange, stream, host).start();
 }
 
 /**

@@ -337,6 +337,20 @@ export function connect(port: number, host = '127.0.0.1'): Promise<net.Socket> {
   });
 }
 
+/** Writes `text` on a fresh socket and resolves with everything received until the server closes it. */
+export async function rawExchange(port: number, text: string): Promise<string> {
+  const socket = await connect(port);
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (d: string) => (received += d));
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.write(text);
+  await within(closed, 5_000, undefined);
+  socket.destroy();
+  return received;
+}
+
 /** How many connections the server holds open. */
 export function connectionCount(s: TestServer): Promise<number> {
   return new Promise((resolve, reject) => s.server.server.getConnections((e, n) => (e ? reject(e) : resolve(n))));

@@ -19,6 +19,7 @@ import {
   connectionCount,
   hasState,
   openSse,
+  rawExchange,
   request,
   rpc,
   rpcBody,
@@ -189,20 +190,6 @@ function depthOf(value: unknown): number {
   if (typeof value !== 'object' || value === null) return 0;
   const children = Array.isArray(value) ? value : Object.values(value);
   return 1 + Math.max(0, ...children.map(depthOf));
-}
-
-/** Writes `text` on a fresh socket and resolves with everything received until the server closes it. */
-async function rawExchange(port: number, text: string): Promise<string> {
-  const socket = await connect(port);
-  let received = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (d: string) => (received += d));
-  socket.on('error', () => undefined);
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  socket.write(text);
-  await within(closed, 5_000, undefined);
-  socket.destroy();
-  return received;
 }
 
 async function waitForConnections(s: TestServer, n: number): Promise<void> {

@@ -67,10 +67,10 @@ describe('HTTP+JSON binding specifics', () => {
     for (const [method, path, allow] of [
       ['PUT', '/message:send', 'POST'],
       ['GET', '/message:stream', 'POST'],
-      ['DELETE', '/tasks/abc', 'GET'],
-      ['POST', '/tasks', 'GET'],
+      ['DELETE', '/tasks/abc', 'GET, HEAD'],
+      ['POST', '/tasks', 'GET, HEAD'],
       ['PATCH', '/tasks/abc:cancel', 'POST'],
-      ['POST', '/extendedAgentCard', 'GET'],
+      ['POST', '/extendedAgentCard', 'GET, HEAD'],
     ] as const) {
       const res = await rest(method, path);
       assert.equal(res.status, 405, `${method} ${path}`);
@@ -79,7 +79,7 @@ describe('HTTP+JSON binding specifics', () => {
       assert.equal(errorInfo(res.json).reason, 'INVALID_REQUEST', `${method} ${path}`);
     }
     const sub = await rest('DELETE', '/tasks/abc:subscribe');
-    assert.deepEqual(sub.headers.get('allow')?.split(/,\s*/).sort(), ['GET', 'POST']);
+    assert.deepEqual(sub.headers.get('allow')?.split(/,\s*/).sort(), ['GET', 'HEAD', 'POST']);
   });
 
   test('REST-07 a 405 Status body carries code 405', async () => {

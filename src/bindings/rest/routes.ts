@@ -53,8 +53,9 @@ export type RouteMatch =
   | { kind: 'methodNotAllowed'; allow: string[] }
   | { kind: 'notFound' };
 
-/** Matches path segments (already split, percent-decoded) and a method to a route. */
+/** Matches path segments (already split, percent-decoded) and a method to a route. HEAD matches GET routes (RFC 9110 §9.3.2). */
 export function matchRoute(method: string, segments: string[]): RouteMatch {
+  const wanted = method === 'HEAD' ? 'GET' : method;
   const attempts: { tenant?: string; rest: string[] }[] = [{ rest: segments }];
   if (segments.length > 1 && !LITERAL_FIRST.has(segments[0] as string)) {
     attempts.unshift({ tenant: segments[0] as string, rest: segments.slice(1) });
@@ -64,8 +65,9 @@ export function matchRoute(method: string, segments: string[]): RouteMatch {
     for (const route of COMPILED) {
       const fields = matchSegments(route, attempt.rest);
       if (!fields) continue;
-      if (route.method !== method) {
+      if (route.method !== wanted) {
         allow.add(route.method);
+        if (route.method === 'GET') allow.add('HEAD');
         continue;
       }
       if (attempt.tenant !== undefined) fields.tenant = attempt.tenant;
