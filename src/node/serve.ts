@@ -15,17 +15,21 @@ import type { HttpHandler, HttpRequest, HttpResponse } from '../server/http/http
 import { toPushStream } from '../server/pushStream.js';
 import { StreamedResponse, type StreamHost } from './streamedResponse.js';
 import { INTERNAL_BODY, ResponseBatch } from './responseBatch.js';
-import { readBody, utf8Text } from './readBody.js';
+import { declaredOver, readBody, utf8Text } from './readBody.js';
 
 /** What the host shares with its requests: open response streams, and the batch of unary answers. */
 interface Host extends StreamHost {
   answers: ResponseBatch;
 }
 
-/** Per request: whether to close the connection after answering, and the request's abort (once asked for). */
+/**
+ * Per request: whether the client waits for 100 Continue before sending its body, whether to
+ * close the connection after answering, and the request's abort (once asked for).
+ */
 interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
+  expectsContinue: boolean;
   closeAfter: boolean;
   abort?: AbortController;
 }
@@ -102,9 +106,11 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
     : createServer(serverOptions, listener);
   server.maxConnections = options.maxConnections ?? 20_000;
   server.on('clientError', answerClientError);
+  // Expect: 100-continue: 100 Continue only once the handler reads a body within its limit.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => void respond(req, res, true));
 
-  async function respond(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const exchange: Exchange = { req, res, closeAfter: false };
+  async function respond(req: IncomingMessage, res: ServerResponse, expectsContinue = false): Promise<void> {
+    const exchange: Exchange = { req, res, expectsContinue, closeAfter: false };
     try {
       const out = await handler.handle(new NodeHttpRequest(exchange));
       if (closing) out.headers = { ...out.headers, connection: 'close' };
@@ -228,9 +234,13 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
-/** The body as text. An oversized body is refused and the connection closed after the 413 (R15). */
+/**
+ * The body as text. An oversized body is refused and the connection closed after the 413 (R15);
+ * a client waiting for 100 Continue is told to send its body only when it is within the limit.
+ */
 async function readText(exchange: Exchange, limit: number): Promise<string> {
   try {
+    if (exchange.expectsContinue && !declaredOver(exchange.req, limit)) exchange.res.writeContinue();
     return utf8Text(await readBody(exchange.req, limit));
   } catch (error) {
     if (error instanceof PayloadTooLargeError) exchange.closeAfter = true;
