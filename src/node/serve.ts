@@ -163,19 +163,21 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
 class NodeHttpRequest implements HttpRequest {
   readonly method: string;
   readonly path: string;
+  /** The request target in origin form (path and query). */
+  private readonly target: string;
   private readonly queryStart: number;
   private parsedQuery: URLSearchParams | undefined;
 
   constructor(private readonly exchange: Exchange) {
     const url = exchange.req.url ?? '/';
+    this.target = url.charCodeAt(0) === 47 /* / */ ? url : originForm(url);
     this.method = exchange.req.method ?? 'GET';
-    this.queryStart = url.indexOf('?');
-    this.path = this.queryStart < 0 ? url : url.slice(0, this.queryStart);
+    this.queryStart = this.target.indexOf('?');
+    this.path = this.queryStart < 0 ? this.target : this.target.slice(0, this.queryStart);
   }
 
   get query(): URLSearchParams {
-    const url = this.exchange.req.url ?? '/';
-    return (this.parsedQuery ??= new URLSearchParams(this.queryStart < 0 ? '' : url.slice(this.queryStart + 1)));
+    return (this.parsedQuery ??= new URLSearchParams(this.queryStart < 0 ? '' : this.target.slice(this.queryStart + 1)));
   }
 
   header(name: string): string | undefined {
@@ -210,6 +212,19 @@ class NodeHttpRequest implements HttpRequest {
     }
     return exchange.abort.signal;
   }
+}
+
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * RFC 9112 §3.2.2: a server MUST accept the absolute form (`GET http://host/path?q`, as sent to
+ * proxies); it names the resource at its path and query. Other forms are left as they are.
+ */
+function originForm(url: string): string {
+  const scheme = ABSOLUTE_FORM.exec(url);
+  if (!scheme) return url;
+  const rest = url.slice(scheme[0].length);
+  return rest.charCodeAt(0) === 47 ? rest : `/${rest}`;
 }
 
 const CLIENT_ERRORS: Record<string, [number, string, string]> = {
