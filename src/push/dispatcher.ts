@@ -12,6 +12,7 @@ import type { DeliveryKey, PushDelivery, PushStore } from '../server/stores/push
 import type { CredentialBox } from './credentialBox.js';
 import { decide, DEFAULT_RETRY_POLICY, type AttemptResult, type RetryPolicy, type Verdict } from './deliveryPolicy.js';
 import { deliveryRequest } from './deliveryRequest.js';
+import { HostSlots } from './hostSlots.js';
 
 export interface DispatcherOptions {
   store: PushStore;
@@ -47,8 +48,7 @@ export interface DeliveryReport extends DeliveryKey {
 export class PushDispatcher {
   private readonly policy: RetryPolicy;
   private readonly inFlight = new Map<string, Promise<void>>();
-  private readonly perHost = new Map<string, number>();
-  private readonly hostWaiters = new Map<string, Array<() => void>>();
+  private readonly hosts: HostSlots;
   private running = false;
   private loop: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -57,6 +57,7 @@ export class PushDispatcher {
 
   constructor(private readonly options: DispatcherOptions) {
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.hosts = new HostSlots(options.perHostConcurrency ?? 4);
   }
 
   start(): void {
@@ -101,8 +102,15 @@ export class PushDispatcher {
       for (const delivery of claimed) {
         const k = keyOf(delivery);
         if (this.inFlight.has(k)) continue;
+        const host = hostOf(delivery.config.url);
+        const slot = this.hosts.admit(host);
+        if (!slot) {
+          // Its host is saturated: back to the outbox, so the claim serves other hosts (R12).
+          await this.defer(delivery, host);
+          continue;
+        }
         started++;
-        const attempt = this.attempt(delivery).finally(() => {
+        const attempt = this.attempt(delivery, { host, slot }).finally(() => {
           this.inFlight.delete(k);
           this.wake();
         });
@@ -135,25 +143,32 @@ export class PushDispatcher {
     this.wakeUp = undefined;
   }
 
-  private async attempt(delivery: PushDelivery): Promise<void> {
+  private async defer(delivery: PushDelivery, host: string): Promise<void> {
+    try {
+      await this.options.store.deferDelivery(delivery, { nextAttemptAt: new Date(Date.now() + this.hosts.deferMs(host)) });
+    } catch (error) {
+      // Its claim's lock runs out instead, and it is claimed again then.
+      this.options.onError?.(error);
+    }
+  }
+
+  /** One attempt, once `slot` on its host is held. */
+  private async attempt(delivery: PushDelivery, on: { host: string; slot: Promise<void> }): Promise<void> {
     const attempts = delivery.attempts + 1;
     let verdict: Verdict;
     let url = delivery.config.url;
+    await on.slot;
+    const startedAt = Date.now();
     try {
       const config = this.options.box.open(delivery.config);
       url = config.url;
-      const host = hostOf(url);
-      await this.acquire(host);
-      let result: AttemptResult;
-      try {
-        result = await this.send(delivery, config);
-      } finally {
-        this.release(host);
-      }
+      const result = await this.send(delivery, config);
       verdict = decide({ result, attempts, ageMs: Date.now() - Date.parse(delivery.createdAt), policy: this.policy });
     } catch (error) {
       // A config that cannot be opened (wrong key) will not open on retry either.
       verdict = { action: 'dead', error: error instanceof Error ? error.message : 'delivery failed' };
+    } finally {
+      this.hosts.release(on.host, Date.now() - startedAt);
     }
     try {
       await this.record(delivery, verdict);
@@ -198,28 +213,6 @@ export class PushDispatcher {
         await store.deadLetterDelivery(key, { error: verdict.error });
         await store.deletePushConfig(delivery.tenant, delivery.taskId, delivery.configId);
     }
-  }
-
-  private async acquire(host: string): Promise<void> {
-    const cap = this.options.perHostConcurrency ?? 4;
-    while ((this.perHost.get(host) ?? 0) >= cap) {
-      await new Promise<void>((resolve) => {
-        const waiters = this.hostWaiters.get(host) ?? [];
-        waiters.push(resolve);
-        this.hostWaiters.set(host, waiters);
-      });
-    }
-    this.perHost.set(host, (this.perHost.get(host) ?? 0) + 1);
-  }
-
-  private release(host: string): void {
-    const n = (this.perHost.get(host) ?? 1) - 1;
-    if (n <= 0) this.perHost.delete(host);
-    else this.perHost.set(host, n);
-    const waiters = this.hostWaiters.get(host);
-    const next = waiters?.shift();
-    if (waiters && waiters.length === 0) this.hostWaiters.delete(host);
-    next?.();
   }
 }
 

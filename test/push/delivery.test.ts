@@ -142,6 +142,22 @@ describe('push delivery', () => {
     assert.equal(dead[0]?.attempts, 2);
   });
 
+  test('R12 a hanging webhook host does not hold up deliveries to other hosts', async () => {
+    const e = await env({ timeoutMs: 8000, retry: { baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 2 } });
+    const hang = await rawServer((_req, _res) => undefined);
+    // More heads of line for the hanging host than the dispatcher claims at once (32).
+    for (let i = 0; i < 40; i++) await sendWithWebhook(e, 'hi', hang.url);
+    const r = await receiver();
+    await sendWithWebhook(e, 'stream a story', r.url);
+    await untilCompleted(r);
+    const hangHost = new URL(hang.url).host;
+    const hangOutcomes = e.reports.filter((x) => new URL(x.url).host === hangHost);
+    // Before R12 was kept this way, the claimed deliveries of the hanging host waited for its
+    // four slots while holding every claim, so the healthy host waited for their timeouts.
+    assert.deepEqual(hangOutcomes, [], 'the healthy host was served before any attempt on the hanging one ended');
+    assertInOrder(r.requests.map(seqOf));
+  });
+
   test('R12 R14 a redirect is not followed: the target sees nothing and the delivery is dead', async () => {
     const e = await env();
     const target = await receiver();

@@ -320,6 +320,24 @@ export function runPushContract(name: string, makeStore: () => Promise<StoreUnde
       assert.deepEqual(await store.listDeadLetters('other'), []);
     });
 
+    pushTest('R12 defer: unlocked, due again at the time given, attempts unchanged; a dead letter stays dead', async (store) => {
+      await store.create('ten', makeTask('t'), { pushConfig: config('t', 'c') });
+      const T = later().getTime();
+      const [d] = await store.claimDeliveries({ now: new Date(T), limit: 5, lockMs: 60_000 });
+      assert.ok(d && d.seq === 1 && d.attempts === 0);
+      await store.deferDelivery(d, { nextAttemptAt: new Date(T + 500) });
+      // Unlocked (the 60 s lock is gone), but not due before the time given.
+      assert.deepEqual(await store.claimDeliveries({ now: new Date(T + 499), limit: 5, lockMs: 1000 }), []);
+      assert.equal((await store.nextDeliveryDue())?.getTime(), T + 500);
+      const [again] = await store.claimDeliveries({ now: new Date(T + 500), limit: 5, lockMs: 1000 });
+      assert.ok(again && again.seq === 1);
+      assert.equal(again.attempts, 0, 'a deferred delivery was not attempted');
+      await store.deadLetterDelivery(again, { error: 'x' });
+      await store.deferDelivery(again, { nextAttemptAt: new Date(T) });
+      await store.deferDelivery({ tenant: 'ten', taskId: 'nope', configId: 'c', seq: 1 }, { nextAttemptAt: new Date(T) });
+      assert.deepEqual(await store.claimDeliveries({ now: new Date(T + 99 * MINUTE), limit: 5, lockMs: 1000 }), []);
+    });
+
     pushTest('complete removes the delivery; completing twice or an unknown key is harmless', async (store) => {
       await store.create('', makeTask('t'), { pushConfig: config('t', 'c') });
       const [d] = await claimAll(store);

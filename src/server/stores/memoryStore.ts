@@ -143,6 +143,13 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     d.lastError = retry.error;
   }
 
+  async deferDelivery(k: DeliveryKey, next: { nextAttemptAt: Date }): Promise<void> {
+    const d = this.push.find(k);
+    if (!d) return;
+    d.nextAttemptAt = next.nextAttemptAt.getTime();
+    d.lockedUntil = undefined;
+  }
+
   async deadLetterDelivery(k: DeliveryKey, failure: { error: string }): Promise<void> {
     const d = this.push.take(k);
     if (d) this.push.dead.push({ tenant: k.tenant, taskId: k.taskId, configId: k.configId, seq: k.seq, attempts: d.attempts + 1, error: failure.error, createdAt: d.createdAt });

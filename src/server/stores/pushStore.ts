@@ -88,6 +88,11 @@ export interface PushStore {
   completeDelivery(key: DeliveryKey): Promise<void>;
   /** Failed, will retry: attempts + 1, unlocked, next attempt at `nextAttemptAt`. */
   retryDelivery(key: DeliveryKey, retry: { nextAttemptAt: Date; error: string }): Promise<void>;
+  /**
+   * Not attempted (its webhook host had no free slot, R12): unlocked and due again at
+   * `nextAttemptAt`, attempts unchanged.
+   */
+  deferDelivery(key: DeliveryKey, next: { nextAttemptAt: Date }): Promise<void>;
   /** Given up (max attempts/age, permanent failure): kept as a dead letter, no longer claimed. */
   deadLetterDelivery(key: DeliveryKey, failure: { error: string }): Promise<void>;
   /** Earliest next attempt among pending deliveries, so an idle worker knows how long to sleep. */

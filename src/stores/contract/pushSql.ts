@@ -83,6 +83,7 @@ export function pushStatements(prefix: string) {
     complete: `DELETE FROM ${deliveries} WHERE ${KEY}`,
     retry: `UPDATE ${deliveries} SET attempts = attempts + 1, next_attempt_at = @next, locked_until = NULL, last_error = @error
       WHERE ${KEY} AND status = 'pending'`,
+    defer: `UPDATE ${deliveries} SET next_attempt_at = @next, locked_until = NULL WHERE ${KEY} AND status = 'pending'`,
     dead: `UPDATE ${deliveries} SET status = 'dead', attempts = attempts + 1, locked_until = NULL, last_error = @error
       WHERE ${KEY} AND status = 'pending'`,
     /**

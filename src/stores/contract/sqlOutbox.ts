@@ -75,6 +75,10 @@ export class SqlOutbox implements PushStore {
     await this.engine.run('retry', { ...keyParams(key), next: retry.nextAttemptAt.toISOString(), error: retry.error });
   }
 
+  async deferDelivery(key: DeliveryKey, next: { nextAttemptAt: Date }): Promise<void> {
+    await this.engine.run('defer', { ...keyParams(key), next: next.nextAttemptAt.toISOString() });
+  }
+
   async deadLetterDelivery(key: DeliveryKey, failure: { error: string }): Promise<void> {
     await this.engine.run('dead', { ...keyParams(key), error: failure.error });
   }

@@ -42,6 +42,10 @@ export abstract class SqlStoreBase implements PushStore, LeaseStore {
     return this.outbox.retryDelivery(key, retry);
   }
 
+  async deferDelivery(key: DeliveryKey, next: { nextAttemptAt: Date }): Promise<void> {
+    return this.outbox.deferDelivery(key, next);
+  }
+
   async deadLetterDelivery(key: DeliveryKey, failure: { error: string }): Promise<void> {
     return this.outbox.deadLetterDelivery(key, failure);
   }
