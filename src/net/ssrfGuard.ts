@@ -15,11 +15,14 @@ export class SsrfBlockedError extends Error {
   override readonly name = 'SsrfBlockedError';
   readonly reason: SsrfBlockReason;
   readonly url: string;
+  /** What was wrong, without the URL ("cannot resolve h.example (ENOTFOUND)"). */
+  readonly detail: string;
 
   constructor(init: { reason: SsrfBlockReason; url: string; detail: string }) {
     super(`SSRF guard blocked ${init.url}: ${init.detail}`);
     this.reason = init.reason;
     this.url = init.url;
+    this.detail = init.detail;
   }
 }
 

@@ -194,6 +194,9 @@ export class PushDispatcher {
       const retryAfter = res.headers['retry-after'];
       return { kind: 'response', status: res.status, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
     } catch (error) {
+      // A lookup that failed (ENOTFOUND, EAI_AGAIN: a resolver outage) may work later: retried
+      // like a refused connection. Only an address the guard refuses is final.
+      if (error instanceof SsrfBlockedError && error.reason === 'resolve') return { kind: 'network', error: `network error: ${error.detail}` };
       if (error instanceof SsrfBlockedError) return { kind: 'blocked', error: `webhook address not allowed: ${error.message}` };
       return { kind: 'network', error: networkError(error) };
     }

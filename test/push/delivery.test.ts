@@ -158,6 +158,25 @@ describe('push delivery', () => {
     assertInOrder(r.requests.map(seqOf));
   });
 
+  test('R11 a failed DNS lookup (EAI_AGAIN) is retried like a network error, not dead-lettered', async () => {
+    let failures = 0;
+    const lookup = async (hostname: string) => {
+      if (hostname === 'flaky-dns.test' && failures++ < 2) throw Object.assign(new Error(`getaddrinfo EAI_AGAIN ${hostname}`), { code: 'EAI_AGAIN' });
+      return [{ address: '127.0.0.1', family: 4 as const }];
+    };
+    const e = await env({ lookup });
+    const r = await receiver();
+    const url = new URL(r.url);
+    url.hostname = 'flaky-dns.test';
+    const taskId = await sendWithWebhook(e, 'stream a story', url.href);
+    await untilCompleted(r);
+    assertInOrder(acked(r));
+    assert.deepEqual(await e.store.listDeadLetters('', { taskId }), []);
+    const retried = e.reports.filter((x) => x.verdict.action === 'retry');
+    assert.equal(retried.length, 2, 'the two failed lookups were retries');
+    assert.match(JSON.stringify(retried[0]?.verdict), /EAI_AGAIN/);
+  });
+
   test('R12 R14 a redirect is not followed: the target sees nothing and the delivery is dead', async () => {
     const e = await env();
     const target = await receiver();
