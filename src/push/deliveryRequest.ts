@@ -9,6 +9,7 @@
  * states) as it is when the delivery is made, `Content-Type: application/json`, the token in
  * `X-A2A-Notification-Token`. The id, seq and signature headers are the same for both.
  */
+import { webhookId } from '../webhooks/webhookId.js';
 import { streamResponseToV03 } from '../compat/events.js';
 import { taskToV03 } from '../compat/objects.js';
 import type { Task } from '../protocol/types.js';
@@ -32,7 +33,7 @@ export function deliveryRequest(input: {
   const { delivery, config } = input;
   const v03 = config.dialect === '0.3';
   const body = v03 ? JSON.stringify(input.task ? taskToV03(input.task) : streamResponseToV03(delivery.event)) : JSON.stringify(delivery.event);
-  const id = `${delivery.taskId}.${delivery.seq}`;
+  const id = webhookId(delivery.taskId, delivery.seq, delivery.configId);
   const timestamp = Math.floor(Date.now() / 1000);
   const headers: Record<string, string> = {
     'content-type': v03 ? 'application/json' : PUSH_CONTENT_TYPE,

@@ -1,7 +1,7 @@
 /**
  * Signed webhook deliveries, the Standard Webhooks way (https://www.standardwebhooks.com):
  *
- *   webhook-id:        <taskId>.<seq>          (stable across retries: the receiver dedupes on it)
+ *   webhook-id:        <taskId>.<seq>.c<configId>  (stable across retries: the receiver dedupes on it)
  *   webhook-timestamp: <unix seconds>
  *   webhook-signature: v1,<base64 HMAC-SHA256> [v1,<…> …]
  *

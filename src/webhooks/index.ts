@@ -8,11 +8,13 @@
  *
  * Verify the raw body before parsing it: re-serialized JSON does not match the signature.
  */
+import { parseWebhookId } from './webhookId.js';
 import { StreamResponseSchema } from '../gen/a2a_pb.js';
 import { decodeMessage } from '../protocol/decode.js';
 import type { FieldViolation } from '../protocol/errors.js';
 import type { StreamResponse } from '../protocol/types.js';
 import { constantTimeEqual, headerValue, verifyWebhook, type WebhookHeaders } from '../push/webhookSignature.js';
+export { parseWebhookId, webhookId } from './webhookId.js';
 
 export {
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
@@ -65,11 +67,13 @@ export interface ReadDeliveryInput {
 }
 
 export interface WebhookDelivery {
-  /** webhook-id: `<taskId>.<seq>`, the same on every retry of this event. Dedupe on it. */
+  /** webhook-id: `<taskId>.<seq>.c<configId>`, the same on every retry of this event to this config. Dedupe on it. */
   id: string;
   /** The event's position in the task's stream (1, 2, …). */
   seq: number;
   taskId: string;
+  /** The push config the delivery is for (from the webhook-id; absent in ids of older servers). */
+  configId?: string;
   /** webhook-timestamp (unix seconds): when this attempt was sent. */
   timestamp: number;
   event: StreamResponse;
@@ -88,8 +92,6 @@ export function taskIdOf(event: StreamResponse): string | undefined {
   if ('artifactUpdate' in event) return event.artifactUpdate.taskId;
   return event.message.taskId || undefined;
 }
-
-const ID_FORMAT = /^(.+)\.(\d{1,15})$/;
 
 function parseBody(body: string | Uint8Array): StreamResponse {
   let text: string;
@@ -118,7 +120,7 @@ function parseBody(body: string | Uint8Array): StreamResponse {
  * WebhookVerificationError: answer 401), then checks the headers and decodes the body as a
  * StreamResponse (throwing WebhookDeliveryError: answer 400).
  *
- * The task id and seq come from the signed webhook-id (`<taskId>.<seq>`) and body; the
+ * The task id and seq come from the signed webhook-id (webhookId.ts) and body; the
  * unsigned a2a-task-id and a2a-event-seq headers must agree with them when present.
  * Checking the token and Authorization against your own is up to you (they are returned).
  */
@@ -144,27 +146,28 @@ export function readDelivery(input: ReadDeliveryInput): WebhookDelivery {
   }
 
   const event = parseBody(input.body);
-  const idParts = ID_FORMAT.exec(id);
+  const idParts = parseWebhookId(id);
   const seqHeader = headerValue(headers, WEBHOOK_HEADERS.seq)?.trim();
   if (seqHeader !== undefined && !/^\d{1,15}$/.test(seqHeader)) throw new WebhookDeliveryError('bad-headers', `a2a-event-seq is not a number: "${seqHeader.slice(0, 40)}"`);
-  const seqText = idParts?.[2] ?? seqHeader;
-  if (seqText === undefined) throw new WebhookDeliveryError('bad-headers', 'no event seq: webhook-id is not <taskId>.<seq> and a2a-event-seq is missing');
+  const seqText = idParts ? String(idParts.seq) : seqHeader;
+  if (seqText === undefined) throw new WebhookDeliveryError('bad-headers', 'no event seq: webhook-id is not <taskId>.<seq>[.c<configId>] and a2a-event-seq is missing');
   if (seqHeader !== undefined && Number(seqHeader) !== Number(seqText)) {
     throw new WebhookDeliveryError('bad-headers', `a2a-event-seq ${seqHeader} does not match webhook-id ${id}`);
   }
 
   const taskHeader = headerValue(headers, WEBHOOK_HEADERS.taskId)?.trim() || undefined;
   const fromBody = taskIdOf(event);
-  const taskId = fromBody ?? idParts?.[1] ?? taskHeader;
-  if (!taskId) throw new WebhookDeliveryError('bad-headers', 'no task id: the event names none, webhook-id is not <taskId>.<seq> and a2a-task-id is missing');
+  const taskId = fromBody ?? idParts?.taskId ?? taskHeader;
+  if (!taskId) throw new WebhookDeliveryError('bad-headers', 'no task id: the event names none, webhook-id is not <taskId>.<seq>[.c<configId>] and a2a-task-id is missing');
   for (const [name, value] of [
-    ['webhook-id', idParts?.[1]],
+    ['webhook-id', idParts?.taskId],
     ['a2a-task-id', taskHeader],
   ] as const) {
     if (value !== undefined && value !== taskId) throw new WebhookDeliveryError('bad-headers', `${name} names task ${value}, the event is about task ${taskId}`);
   }
 
   const delivery: WebhookDelivery = { id, seq: Number(seqText), taskId, timestamp, event, verified };
+  if (idParts?.configId !== undefined) delivery.configId = idParts.configId;
   const token = headerValue(headers, WEBHOOK_HEADERS.token);
   if (token !== undefined) delivery.token = token;
   const authorization = headerValue(headers, WEBHOOK_HEADERS.authorization);

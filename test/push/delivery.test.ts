@@ -87,10 +87,28 @@ describe('push delivery', () => {
     assert.equal(first.headers['content-type'], 'application/a2a+json');
     assert.equal(first.headers.authorization, `Bearer ${SECRET_CREDENTIALS}`);
     assert.equal(first.headers['x-a2a-notification-token'], SECRET_TOKEN);
-    assert.equal(first.headers['webhook-id'], `${taskId}.1`);
+    assert.match(String(first.headers['webhook-id']), new RegExp(`^${taskId}\\.1\\.c[0-9a-f-]{36}$`), 'webhook-id <taskId>.<seq>.c<configId>');
     assert.equal(first.headers['a2a-task-id'], taskId);
     assert.deepEqual(Object.keys(first.json as object), ['task'], 'the first delivery is the created task');
     for (const req of r.requests) assert.equal(Object.keys(req.json as object).length, 1, 'PUSHD-02 exactly one member of StreamResponse');
+  });
+
+  test('PUSH-08 two configs of one task: each gets every event, under its own webhook-id', async () => {
+    const e = await env();
+    const r = await receiver();
+    const b = jsonRpcBinding(e.server.jsonRpcUrl);
+    const taskId = ok(await b.call('sendMessage', send('ask twice'))).task.id as string;
+    for (const id of ['cfg.one', 'cfg-two']) ok(await b.call('createTaskPushNotificationConfig', { taskId, id, url: r.url, token: id }));
+    ok(await b.call('sendMessage', send('done', { taskId })));
+    await eventually(async () => (r.requests.filter(isAcked).length >= 4 ? true : undefined), 'both configs to get the answer and the completion');
+    const seen = r.requests.filter(isAcked).map((q) => readDelivery({ headers: q.headers, body: q.body }));
+    for (const token of ['cfg.one', 'cfg-two']) {
+      const mine = seen.filter((d) => d.token === token);
+      assert.ok(mine.length >= 2, `${token} got its deliveries`);
+      assert.ok(mine.every((d) => d.configId === token && d.taskId === taskId), `${token}: ${mine.map((d) => d.id).join(' ')}`);
+    }
+    const ids = seen.map((d) => d.id);
+    assert.equal(new Set(ids).size, ids.length, `no two deliveries share a webhook-id: ${ids.join(' ')}`);
   });
 
   test('R11 receiver down then up: every event delivered, retries share the id, order kept', async () => {

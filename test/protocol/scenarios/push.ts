@@ -4,6 +4,7 @@
  * points at one loopback receiver (answers 200), so stray deliveries never leave the machine.
  * The not-declared case (CAP-02, PUSH-01, D2) is in capabilities.ts.
  */
+import { parseWebhookId } from '../../../src/webhooks/webhookId.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { expectError, ok, send, uid } from '../../support/assertions.js';
@@ -264,7 +265,14 @@ export function pushScenarios(env: ScenarioEnv): void {
       const seqs = got.map((r) => Number(r.headers['a2a-event-seq']));
       assert.ok(seqs.every((s) => Number.isInteger(s)), `a2a-event-seq: ${JSON.stringify(seqs)}`);
       for (let i = 1; i < seqs.length; i++) assert.ok((seqs[i] as number) > (seqs[i - 1] as number), `a2a-event-seq strictly increasing: ${JSON.stringify(seqs)}`);
-      got.forEach((r, i) => assert.equal(r.headers['webhook-id'], `${task.id}.${seqs[i]}`));
+      const configIds = new Set<string | undefined>();
+      got.forEach((r, i) => {
+        const id = parseWebhookId(String(r.headers['webhook-id']));
+        assert.deepEqual([id?.taskId, id?.seq], [task.id, seqs[i]], `webhook-id <taskId>.<seq>.c<configId>: ${String(r.headers['webhook-id'])}`);
+        configIds.add(id?.configId);
+      });
+      assert.equal(configIds.size, 1, 'one config: one config id in every webhook-id');
+      assert.notEqual([...configIds][0], undefined);
       const now = Date.now() / 1000;
       for (const r of got) assert.ok(Math.abs(Number(r.headers['webhook-timestamp']) - now) < 300, 'webhook-timestamp in seconds, now');
     });
