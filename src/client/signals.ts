@@ -6,20 +6,53 @@ import { A2AClientError } from './errors.js';
 
 const TIMED_OUT = Symbol('timeout');
 
+/** The calls following one caller signal, behind one 'abort' listener on it. */
+interface Followers {
+  calls: Set<() => void>;
+  listener: () => void;
+}
+const followers = new WeakMap<AbortSignal, Followers>();
+
+/**
+ * Runs `onAbort` when `signal` aborts; returns the way to stop. One listener per signal, however
+ * many calls share it: a batch of calls cancelled by one controller would otherwise add a
+ * listener each, and Node warns (MaxListenersExceededWarning) past ten.
+ */
+function follow(signal: AbortSignal, onAbort: () => void): () => void {
+  let f = followers.get(signal);
+  if (!f) {
+    const calls = new Set<() => void>();
+    const listener = () => {
+      followers.delete(signal);
+      for (const call of [...calls]) call();
+    };
+    f = { calls, listener };
+    followers.set(signal, f);
+    signal.addEventListener('abort', listener, { once: true });
+  }
+  const mine = f;
+  mine.calls.add(onAbort);
+  return () => {
+    mine.calls.delete(onAbort);
+    if (mine.calls.size > 0 || followers.get(signal) !== mine) return;
+    followers.delete(signal);
+    signal.removeEventListener('abort', mine.listener);
+  };
+}
+
 export class Deadline {
   readonly signal: AbortSignal;
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly onAbort: () => void;
+  private readonly unfollow: (() => void) | undefined;
 
   constructor(
-    private readonly outer: AbortSignal | undefined,
+    outer: AbortSignal | undefined,
     timeoutMs: number | undefined,
   ) {
     this.signal = this.controller.signal;
-    this.onAbort = () => this.controller.abort(outer?.reason);
-    if (outer?.aborted) this.onAbort();
-    else outer?.addEventListener('abort', this.onAbort, { once: true });
+    if (outer?.aborted) this.controller.abort(outer.reason);
+    else if (outer) this.unfollow = follow(outer, () => this.controller.abort(outer.reason));
     if (timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs)) {
       this.timer = setTimeout(() => this.controller.abort(TIMED_OUT), timeoutMs);
     }
@@ -33,7 +66,7 @@ export class Deadline {
   /** Releases the timer and the listener on the caller's signal. */
   dispose(): void {
     this.stopTimer();
-    this.outer?.removeEventListener('abort', this.onAbort);
+    this.unfollow?.();
   }
 
   /** Throws TIMEOUT/ABORTED if the deadline has fired. */

@@ -2,6 +2,7 @@
  * Retries (idempotent operations only, on network errors, 503 and 429 with Retry-After),
  * timeouts and aborts.
  */
+import { getEventListeners } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -257,6 +258,29 @@ describe('timeouts and aborts', () => {
         (e: unknown) => A2AClientError.is(e, 'ABORTED'),
       );
       assert.equal(events.length, 3);
+    });
+
+    test(`${binding}: one AbortSignal shared by 30 calls: one listener on it, no MaxListenersExceededWarning, all ABORTED`, async () => {
+      const client = await createClient(server.card, { bindings: [binding] });
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+      process.on('warning', onWarning);
+      try {
+        const controller = new AbortController();
+        const calls = Array.from({ length: 30 }, () => client.listTasks({}, { signal: controller.signal, headers: { 'x-test': 'delay' } }));
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        assert.equal(getEventListeners(controller.signal, 'abort').length, 1, 'one listener on the caller signal');
+        controller.abort();
+        for (const r of await Promise.allSettled(calls)) assert.ok(r.status === 'rejected' && A2AClientError.is(r.reason, 'ABORTED'));
+        // Calls that end normally take their listener away with them.
+        const calm = new AbortController();
+        await Promise.all(Array.from({ length: 12 }, () => client.listTasks({}, { signal: calm.signal })));
+        assert.equal(getEventListeners(calm.signal, 'abort').length, 0);
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.deepEqual(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')), []);
+      } finally {
+        process.off('warning', onWarning);
+      }
     });
 
     test(`${binding}: timeoutMs bounds opening a stream, not reading it`, async () => {
