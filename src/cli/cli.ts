@@ -172,8 +172,13 @@ export function bindingOf(value: string | undefined): string | undefined {
   return binding;
 }
 
-/** The gRPC transport, loaded only when asked for (it needs @grpc/grpc-js). */
-async function grpcTransportFactory(cli: Cli): Promise<TransportFactory> {
+/**
+ * The gRPC transport, loaded only when asked for (it needs @grpc/grpc-js). The card's GRPC url
+ * is `host:port` without a scheme (GRPC-06), so the agent URL decides: TLS when it is https
+ * (trusting what HTTPS trusts: Node's roots and NODE_EXTRA_CA_CERTS), else the transport's
+ * default (plaintext on loopback, TLS elsewhere).
+ */
+async function grpcTransportFactory(cli: Cli, agentHref: string): Promise<TransportFactory> {
   let mod: Record<string, unknown>;
   try {
     mod = (await import('../bindings/grpc/index.js')) as unknown as Record<string, unknown>;
@@ -182,7 +187,8 @@ async function grpcTransportFactory(cli: Cli): Promise<TransportFactory> {
   }
   const make = mod.grpcTransport;
   if (typeof make !== 'function') throw new CliError('gRPC binding not available: no grpcTransport in src/bindings/grpc', EXIT.USAGE);
-  const factory = (make as () => TransportFactory & { close?: () => void })();
+  const options = new URL(agentHref).protocol === 'https:' ? { tls: true } : {};
+  const factory = (make as (o: typeof options) => TransportFactory & { close?: () => void })(options);
   if (typeof factory?.create !== 'function' || factory.binding !== 'GRPC') {
     throw new CliError('gRPC binding not available: grpcTransport() is not a client transport factory', EXIT.USAGE);
   }
@@ -247,7 +253,7 @@ export async function connect(cli: Cli, url: string, flags: ClientFlags): Promis
   const binding = bindingOf(flags.binding);
   if (binding) options.bindings = [binding];
   // A2A 0.3 agents (their cards, the 0.3 interfaces, the fallback after VersionNotSupported) need nothing: the client does it.
-  if (binding === 'GRPC') options.transports = [await grpcTransportFactory(cli)];
+  if (binding === 'GRPC') options.transports = [await grpcTransportFactory(cli, href)];
   const providers: AuthProvider[] = [];
   if (cli.env.A2A_TOKEN) providers.push(bearerToken(cli.env.A2A_TOKEN));
   if (flags['api-key'] !== undefined) providers.push(apiKeyAuth(flags['api-key']));

@@ -27,6 +27,17 @@ async function serve(args: string[]): Promise<{ card: string; jsonrpc: string; g
   return JSON.parse(await proc.waitForLine(/^\{/)) as { card: string; jsonrpc: string; grpc: string };
 }
 
+/** A directory with a self-signed cert.pem (localhost, 127.0.0.1) and its key.pem. */
+function selfSignedCert(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-cli-tls-'));
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+  ], { stdio: 'ignore' });
+  return dir;
+}
+
 describe('a2a serve --grpc-port', { skip }, () => {
   test('serves gRPC beside HTTP over the same agent; the card lists GRPC as host:port', async () => {
     const urls = await serve(['--grpc-port', '0']);
@@ -53,13 +64,8 @@ describe('a2a serve --grpc-port', { skip }, () => {
   });
 
   test('--tls-cert/--tls-key: HTTPS and gRPC over TLS', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'a2a-cli-tls-'));
+    const dir = selfSignedCert();
     try {
-      execFileSync('openssl', [
-        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-        '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-      ], { stdio: 'ignore' });
       const urls = await serve(['--grpc-port', '0', '--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem')]);
       assert.match(urls.card, /^https:\/\/localhost:\d+\//);
       const { readFileSync } = await import('node:fs');
@@ -70,6 +76,22 @@ describe('a2a serve --grpc-port', { skip }, () => {
       } finally {
         client.close();
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a2a send https://localhost:P --binding grpc speaks TLS to a TLS gRPC listener, trusting NODE_EXTRA_CA_CERTS', async () => {
+    const dir = selfSignedCert();
+    try {
+      const urls = await serve(['--grpc-port', '0', '--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem')]);
+      const base = new URL(urls.card).origin;
+      assert.match(base, /^https:\/\/localhost:\d+$/);
+      const send = runA2A(['send', base, 'msg over tls', '--binding', 'grpc', '--json'], { NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') });
+      procs.push(send);
+      const { code } = await send.exited;
+      assert.equal(code, 0, send.stderr);
+      assert.ok('message' in (JSON.parse(send.stdout) as object), send.stdout);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -22,11 +22,12 @@ import type {
 import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHOD_BY_OP, asBuffer, jsonToBinary, responseToJson, type GrpcMethod } from './codec.js';
 import { WireCodecError } from './wireCodec.js';
 import { fromGrpcError } from './errors.js';
+import { defaultTrustRoots } from './trustRoots.js';
 
 export interface GrpcTransportOptions {
   /**
-   * Plaintext or TLS. Default: plaintext (h2c) for loopback addresses, TLS with the system's
-   * roots for anything else (GRPC-01). `{ ca }` trusts these PEM roots; `{ cert, key }` adds a
+   * Plaintext or TLS. Default: plaintext (h2c) for loopback addresses, TLS for anything else
+   * (GRPC-01), trusting the roots HTTPS trusts (Node's, NODE_EXTRA_CA_CERTS). `{ ca }` trusts these PEM roots; `{ cert, key }` adds a
    * client certificate (mTLS).
    */
   tls?: boolean | { ca?: string | Uint8Array; cert?: string | Uint8Array; key?: string | Uint8Array };
@@ -56,9 +57,9 @@ function channelCredentials(address: string, options: GrpcTransportOptions): Cha
   if (options.credentials) return options.credentials;
   const tls = options.tls ?? !isLoopback(address);
   if (tls === false) return grpcCredentials.createInsecure();
-  if (tls === true) return grpcCredentials.createSsl();
+  if (tls === true) return grpcCredentials.createSsl(defaultTrustRoots());
   return grpcCredentials.createSsl(
-    tls.ca === undefined ? null : toBuffer(tls.ca),
+    tls.ca === undefined ? defaultTrustRoots() : toBuffer(tls.ca),
     tls.key === undefined ? null : toBuffer(tls.key),
     tls.cert === undefined ? null : toBuffer(tls.cert),
   );
