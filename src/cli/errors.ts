@@ -11,6 +11,7 @@
 import { A2AClientError, responseInfo } from '../client/errors.js';
 import { A2AError } from '../protocol/errors.js';
 import type { Task } from '../protocol/types.js';
+import { grpcCodeName, grpcCodeOf } from './grpcStatus.js';
 import { UsageError } from './usage.js';
 
 export const EXIT = { OK: 0, INTERNAL: 1, USAGE: 2, PROTOCOL: 3, CLIENT: 4, TASK: 5 } as const;
@@ -58,8 +59,10 @@ export interface ErrorReport {
   /** The A2A reason (TASK_NOT_FOUND…) or the client error code (NETWORK…). */
   code?: string;
   message: string;
-  /** HTTP status, when the error came from a response. */
+  /** HTTP status, when the error came from an HTTP response. */
   status?: number;
+  /** gRPC status code (14 for UNAVAILABLE), when the error came from a gRPC call. */
+  grpcCode?: number;
   metadata?: Record<string, string>;
   fieldViolations?: { field: string; description: string }[];
   exitCode: number;
@@ -77,22 +80,30 @@ function rootCause(error: Error): string | undefined {
   return message && message !== error.message ? message : undefined;
 }
 
+/** grpc-js ends an UNAVAILABLE's details with an empty "Resolution note: ". */
+const EMPTY_GRPC_NOTE = /\.?\s*Resolution note:\s*$/;
+
 export function reportOf(error: unknown): ErrorReport {
   const exitCode = exitCodeOf(error);
+  const grpcCode = grpcCodeOf(error);
   if (A2AError.is(error)) {
     const report: ErrorReport = { type: 'protocol', code: error.reason, message: error.message, exitCode };
     // The HTTP status, when it says something (JSON-RPC errors arrive with 200).
     const status = responseInfo(error)?.status;
     if (status !== undefined && status >= 400) report.status = status;
+    if (grpcCode !== undefined) report.grpcCode = grpcCode;
     if (Object.keys(error.metadata).length) report.metadata = error.metadata;
     if (error.fieldViolations.length) report.fieldViolations = error.fieldViolations;
     return report;
   }
   if (A2AClientError.is(error)) {
-    // A timeout or abort says it all; the aborted fetch underneath would only confuse.
-    const cause = error.code === 'TIMEOUT' || error.code === 'ABORTED' ? undefined : rootCause(error);
-    const report: ErrorReport = { type: 'client', code: error.code, message: cause ? `${error.message} (${cause})` : error.message, exitCode };
-    if (error.status !== undefined) report.status = error.status;
+    // A timeout or abort says it all; the aborted fetch underneath would only confuse. A gRPC
+    // status's message is the details this error already says.
+    const cause = error.code === 'TIMEOUT' || error.code === 'ABORTED' || grpcCode !== undefined ? undefined : rootCause(error);
+    const message = cause ? `${error.message} (${cause})` : error.message;
+    const report: ErrorReport = { type: 'client', code: error.code, message: message.replace(EMPTY_GRPC_NOTE, ''), exitCode };
+    if (grpcCode !== undefined) report.grpcCode = grpcCode;
+    else if (error.status !== undefined) report.status = error.status;
     return report;
   }
   const message = error instanceof Error ? error.message : String(error);
@@ -102,7 +113,9 @@ export function reportOf(error: unknown): ErrorReport {
 /** One line (plus field violations) for stderr. */
 export function errorText(report: ErrorReport): string {
   const head = report.code ? `${report.code}: ${report.message}` : report.message;
-  const status = report.status !== undefined && !head.includes(`HTTP ${report.status}`) ? ` [HTTP ${report.status}]` : '';
+  const grpc = report.grpcCode === undefined ? undefined : `gRPC ${grpcCodeName(report.grpcCode)}`;
+  const status =
+    report.status !== undefined && !head.includes(`HTTP ${report.status}`) ? ` [HTTP ${report.status}]` : grpc && !head.includes(grpc) ? ` [${grpc}]` : '';
   const lines = [`${head}${status}`];
   for (const v of report.fieldViolations ?? []) lines.push(`  ${v.field}: ${v.description}`);
   return lines.join('\n');

@@ -21,18 +21,36 @@ const skip = grpc ? false : 'the gRPC binding (or @grpc/grpc-js) is not availabl
 let close: (() => Promise<void>) | undefined;
 let url = '';
 let address = '';
+/** A card whose only interface is a gRPC address nothing listens on. */
+let downUrl = '';
+
+async function serveCard(card: unknown): Promise<{ url: string; server: http.Server }> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+async function closedPort(): Promise<number> {
+  const { server } = await serveCard({});
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 before(async () => {
   if (!grpc) return;
   const agent = await grpc.startGrpcServer();
   address = agent.address;
-  const cardServer = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(agent.card));
-  });
-  await new Promise<void>((resolve) => cardServer.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(cardServer.address() as AddressInfo).port}`;
+  const served = await serveCard(agent.card);
+  url = served.url;
+  const downCard = { ...(agent.card as object), supportedInterfaces: [{ url: `127.0.0.1:${await closedPort()}`, protocolBinding: 'GRPC', protocolVersion: '1.0' }] };
+  const down = await serveCard(downCard);
+  downUrl = down.url;
   close = async () => {
-    cardServer.close();
+    served.server.close();
+    down.server.close();
     await agent.close();
   };
 });
@@ -66,6 +84,23 @@ describe('--binding grpc', { skip, concurrency: 3 }, () => {
     assert.equal(r.code, 3);
     assert.match(r.stderr, /TASK_NOT_FOUND/);
     assert.equal((await a2a('send', url, 'fail x', '--binding', 'grpc')).code, 5);
+  });
+
+  test('a gRPC failure is said once and its code is not called an HTTP status: [gRPC NOT_FOUND], grpcCode 14', async () => {
+    const notFound = await a2a('get', url, 'no-such-task', '--binding', 'grpc', '--json');
+    assert.equal(notFound.code, 3);
+    assert.match(notFound.stderr, /TASK_NOT_FOUND: .* \[gRPC NOT_FOUND\]$/m);
+    const { error: protocol } = JSON.parse(notFound.stdout) as { error: Record<string, unknown> };
+    assert.deepEqual([protocol.grpcCode, protocol.status], [5, undefined]);
+
+    const r = await a2a('send', downUrl, 'hi', '--binding', 'grpc', '--json');
+    assert.equal(r.code, 4, r.stderr);
+    assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, r.stderr);
+    assert.match(r.stderr, /^a2a send: client error: NETWORK: gRPC UNAVAILABLE: .*ECONNREFUSED/);
+    assert.equal(r.stderr.match(/ECONNREFUSED/g)?.length, 1, `said once: ${r.stderr}`);
+    assert.doesNotMatch(r.stderr, /HTTP|Resolution note/);
+    const { error } = JSON.parse(r.stdout) as { error: Record<string, unknown> };
+    assert.deepEqual([error.code, error.grpcCode, error.status], ['NETWORK', 14, undefined]);
   });
 
   test('without --binding grpc the card offers nothing this client speaks → exit 4 NO_COMPATIBLE_INTERFACE', async () => {
