@@ -12,6 +12,7 @@ import { A2AClientError, responseInfo } from '../client/errors.js';
 import { A2AError } from '../protocol/errors.js';
 import type { Task } from '../protocol/types.js';
 import { grpcCodeName, grpcCodeOf } from './grpcStatus.js';
+import { tlsFailureText } from './tlsFailure.js';
 import { UsageError } from './usage.js';
 
 export const EXIT = { OK: 0, INTERNAL: 1, USAGE: 2, PROTOCOL: 3, CLIENT: 4, TASK: 5 } as const;
@@ -73,7 +74,9 @@ function rootCause(error: Error): string | undefined {
   let cause: unknown = error.cause;
   let message: string | undefined;
   for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
-    if (cause.message && cause.message !== 'fetch failed') message = cause.message;
+    const tls = tlsFailureText(cause);
+    if (tls) message = tls;
+    else if (cause.message && cause.message !== 'fetch failed') message = cause.message;
     else if ('code' in cause && typeof cause.code === 'string') message = cause.code;
     cause = cause.cause;
   }

@@ -277,6 +277,13 @@ describe('errors and exit codes', { concurrency: 3 }, () => {
     assert.equal(json<{ error: { type: string; code: string } }>(j.stdout).error.code, 'NETWORK');
   });
 
+  test('https:// to a plain HTTP server → exit 4, one line: TLS handshake failed (not OpenSSL internals)', async () => {
+    const r = await a2a('send', url.replace(/^http:/, 'https:'), 'hi');
+    assert.equal(r.code, 4, r.stderr);
+    assert.match(r.stderr, /^a2a send: client error: NETWORK: Could not reach https:.* \(TLS handshake failed: is the server speaking plain HTTP\?\)\n$/);
+    assert.doesNotMatch(r.stderr, /SSL routines|openssl/);
+  });
+
   test('--binding grpc against an agent without a gRPC interface → exit 4 NO_COMPATIBLE_INTERFACE (or 2 without the binding)', async () => {
     const r = await a2a('send', url, 'hi', '--binding', 'grpc');
     if (r.code === 2) {
