@@ -86,6 +86,11 @@ export const DEFAULT_JSONRPC_PATH = '/a2a/jsonrpc';
 export const DEFAULT_REST_PATH = '/a2a/rest';
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/** The card requires some scheme (a requirement naming none is "no authentication"). */
+export function declaresSecurity(card: Pick<AgentCard, 'securityRequirements'>): boolean {
+  return (card.securityRequirements ?? []).some((r) => Object.keys(r.schemes ?? {}).length > 0);
+}
+
 /**
  * The card's security enforcement from `auth`: a card with requirements must say how they are
  * checked (or that a gateway does), so a declared requirement is never silently unenforced.
@@ -93,7 +98,7 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export function handlerAuthenticator(card: Pick<AgentCard, 'securitySchemes' | 'securityRequirements'>, auth: AuthConfig | 'external' | undefined): Authenticator | undefined {
   if (auth === 'external') return undefined;
   if (auth) return createAuthenticator(card, auth);
-  if ((card.securityRequirements ?? []).some((r) => Object.keys(r.schemes ?? {}).length > 0)) {
+  if (declaresSecurity(card)) {
     throw new Error("The agent card declares securityRequirements: pass `auth` (a verifier per scheme) or auth: 'external' when a gateway in front authenticates");
   }
   return undefined;

@@ -4,7 +4,10 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AgentCard, Message, Part, Task } from '../../src/protocol/types.js';
 import { runA2A, runToExit, startServe, type A2AProcess, type ServeUrls } from './cliHelpers.js';
 
@@ -197,15 +200,55 @@ describe('a2a serve --agent', () => {
     assert.equal(textOf(reply.message.parts), 'named: pong');
   });
 
-  test('a module that is not an agent, or a missing one, exits 1 with a message', async () => {
+  test('a module that is not an agent, or a missing one, exits 2 with one line', async () => {
     const bad = await runToExit(['serve', '--port', '0', '--agent', './test/cli/fixtures/badAgent.ts']);
-    assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /must export .*\{ card, executor \}/);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^a2a serve: --agent \.\/test\/cli\/fixtures\/badAgent\.ts must export .*\{ card, executor \}.*\n$/);
     assert.equal(bad.stdout, '');
     const missing = await runToExit(['serve', '--port', '0', '--agent', './test/cli/fixtures/nope.ts']);
-    assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /^a2a serve: /);
-    assert.match(missing.stderr, /nope\.ts/);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^a2a serve: --agent \.\/test\/cli\/fixtures\/nope\.ts: no such file \(.*nope\.ts\)\n$/);
+  });
+});
+
+describe('setup mistakes: one line on stderr and the documented exit code (never 1)', { concurrency: true }, () => {
+  async function fails(args: string[], code: number, message: RegExp): Promise<void> {
+    const r = await runToExit(args);
+    assert.equal(r.code, code, `stdout: ${r.stdout} stderr: ${r.stderr}`);
+    assert.match(r.stderr, /^a2a (serve|db): [^\n]+\n$/, `one line: ${r.stderr}`);
+    assert.match(r.stderr, message);
+    assert.equal(r.stdout, '');
+  }
+
+  test('--tenants: a missing file, a file that is not JSON → exit 2', async () => {
+    await fails(['serve', '--store', 'memory', '--port', '0', '--tenants', './test/cli/fixtures/nope.json'], 2, /--tenants \.\/test\/cli\/fixtures\/nope\.json: no such file/);
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-tenants-'));
+    try {
+      writeFileSync(join(dir, 'tenants.json'), '{"acme": ');
+      await fails(['serve', '--store', 'memory', '--port', '0', '--tenants', join(dir, 'tenants.json')], 2, /--tenants .*tenants\.json: not JSON/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('--tls-cert/--tls-key: a missing file, a file that is not PEM → exit 2', async () => {
+    await fails(['serve', '--store', 'memory', '--port', '0', '--tls-cert', 'nope.pem', '--tls-key', 'package.json'], 2, /--tls-cert nope\.pem: no such file/);
+    await fails(['serve', '--store', 'memory', '--port', '0', '--tls-cert', 'package.json', '--tls-key', 'nope.pem'], 2, /--tls-key nope\.pem: no such file/);
+    await fails(['serve', '--store', 'memory', '--port', '0', '--tls-cert', 'package.json', '--tls-key', 'package.json'], 2, /--tls-cert\/--tls-key: not a usable certificate and key/);
+  });
+
+  test('a card requiring authentication without --auth-config → exit 2 naming the flag', async () => {
+    await fails(['serve', '--store', 'memory', '--port', '0', '--agent', './test/cli/fixtures/securedAgent.ts'], 2, /requires authentication .*--auth-config FILE/);
+  });
+
+  test('a PostgreSQL store that is down → exit 4, the password masked (a2a db migrate, a2a serve)', async () => {
+    const store = `postgres://a2a:s3cret-pw@127.0.0.1:${await freePort()}/agents`;
+    const unreachable = /cannot reach the database of --store postgres:\/\/a2a:\*\*\*@127\.0\.0\.1:\d+\/agents: connection refused/;
+    await fails(['db', 'migrate', '--store', store], 4, unreachable);
+    await fails(['serve', '--port', '0', '--store', store], 4, unreachable);
+    for (const args of [['db', 'migrate', '--store', store], ['serve', '--port', '0', '--store', store]]) {
+      assert.doesNotMatch((await runToExit(args)).stderr, /s3cret/);
+    }
   });
 });
 

@@ -1,23 +1,39 @@
 /** Resolves `--agent demo|conformance|<path>` to an AgentDefinition, and `--tenants FILE` to several. */
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import type { AgentDefinition } from '../../server/agentDefinition.js';
 import { checkTenantName } from '../../server/tenantRouter.js';
 import { conformanceAgent, conformanceCard } from './conformance.js';
 import { demoAgent, demoCard } from './demo.js';
+import { CliError, EXIT } from '../errors.js';
+import { readOptionFile } from '../optionFile.js';
 
 const BUILTIN = new Set(['demo', 'conformance']);
 
-export async function loadAgent(name: string): Promise<AgentDefinition> {
+/** A setup mistake in --agent or --tenants: one line, exit 2. */
+const setupError = (message: string) => new CliError(message, EXIT.USAGE);
+
+/** `--agent NAME`; `what` names it in errors (`--agent ./x.ts`, or a tenant of --tenants). */
+export async function loadAgent(name: string, what = `--agent ${name}`): Promise<AgentDefinition> {
   if (name === 'demo') return { card: demoCard(), executor: demoAgent };
   if (name === 'conformance') return { card: conformanceCard(), executor: conformanceAgent };
-  const mod = (await import(pathToFileURL(resolve(name)).href)) as Record<string, unknown>;
+  const mod = await importModule(resolve(name), what);
   const candidate = (mod.default ?? mod.agent ?? mod) as Partial<AgentDefinition>;
   if (!isAgent(candidate)) {
-    throw new Error(`${name} must export (default or "agent") an object { card, executor } — see docs/agents.md`);
+    throw setupError(`${what} must export (default or "agent") an object { card, executor } — see docs/agents.md`);
   }
   return candidate;
+}
+
+/** Imports a user module; a missing file or one that fails to load is a setup error. */
+async function importModule(path: string, what: string): Promise<Record<string, unknown>> {
+  try {
+    return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    if (!existsSync(path)) throw setupError(`${what}: no such file (${path})`);
+    throw setupError(`${what}: the module failed to load: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 function isAgent(value: unknown): value is AgentDefinition {
@@ -38,35 +54,37 @@ export interface LoadedTenants {
  */
 export async function loadTenants(file: string): Promise<LoadedTenants> {
   const path = resolve(file);
+  const what = `--tenants ${file}`;
   let raw: unknown;
   if (/\.json$/i.test(path)) {
+    const text = readOptionFile('--tenants', file).toString('utf8');
     try {
-      raw = JSON.parse(await readFile(path, 'utf8'));
+      raw = JSON.parse(text);
     } catch (error) {
-      throw new Error(`${file}: ${error instanceof Error ? error.message : 'unreadable'}`);
+      throw setupError(`${what}: not JSON (${error instanceof Error ? error.message : 'unreadable'})`);
     }
   } else {
-    const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    const mod = await importModule(path, what);
     raw = mod.default ?? mod;
   }
   const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (!isObject(raw)) throw new Error(`${file}: expected an object of tenant names`);
+  if (!isObject(raw)) throw setupError(`${what}: expected an object of tenant names`);
   const nested = isObject(raw.tenants);
   const entries = nested ? (raw.tenants as Record<string, unknown>) : raw;
   const defaultTenant = nested ? raw.defaultTenant : undefined;
-  if (defaultTenant !== undefined && typeof defaultTenant !== 'string') throw new Error(`${file}: "defaultTenant" must be a tenant name`);
+  if (defaultTenant !== undefined && typeof defaultTenant !== 'string') throw setupError(`${what}: "defaultTenant" must be a tenant name`);
   const tenants: Record<string, AgentDefinition> = {};
   for (const [name, spec] of Object.entries(entries)) {
     try {
       checkTenantName(name);
     } catch (error) {
-      throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+      throw setupError(`${what}: ${error instanceof Error ? error.message : String(error)}`);
     }
-    if (typeof spec === 'string') tenants[name] = await loadAgent(BUILTIN.has(spec) ? spec : resolve(dirname(path), spec));
+    if (typeof spec === 'string') tenants[name] = await loadAgent(BUILTIN.has(spec) ? spec : resolve(dirname(path), spec), `${what}: tenant "${name}" (${spec})`);
     else if (isAgent(spec)) tenants[name] = spec;
-    else throw new Error(`${file}: tenant "${name}" must name an agent (demo, conformance or a module path) or be { card, executor }`);
+    else throw setupError(`${what}: tenant "${name}" must name an agent (demo, conformance or a module path) or be { card, executor }`);
   }
-  if (Object.keys(tenants).length === 0) throw new Error(`${file}: no tenants`);
-  if (defaultTenant !== undefined && !Object.hasOwn(tenants, defaultTenant)) throw new Error(`${file}: defaultTenant "${defaultTenant}" is not one of the tenants`);
+  if (Object.keys(tenants).length === 0) throw setupError(`${what}: no tenants`);
+  if (defaultTenant !== undefined && !Object.hasOwn(tenants, defaultTenant)) throw setupError(`${what}: defaultTenant "${defaultTenant}" is not one of the tenants`);
   return { tenants, ...(defaultTenant !== undefined ? { defaultTenant } : {}) };
 }

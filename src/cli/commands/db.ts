@@ -1,6 +1,7 @@
 /** `a2a db`: storage maintenance (schema migrations, retention) without serving. */
 import { parseArgs } from 'node:util';
-import { migrateStore, openStore, StoreSpecError } from '../../stores/contract/openStore.js';
+import { migrateStore, openStore } from '../../stores/contract/openStore.js';
+import { withStore } from '../storeFailure.js';
 import { UsageError } from './serve.js';
 
 export const dbHelp = `Usage: a2a db <migrate|purge> [options]
@@ -40,27 +41,23 @@ export async function dbCommand(argv: string[]): Promise<number> {
   const [action, ...extra] = positionals;
   if (extra.length > 0 || (action !== 'migrate' && action !== 'purge')) throw new UsageError('expected "migrate" or "purge"');
   if (values.store === 'memory') throw new UsageError('--store memory has nothing to migrate or purge');
+  const store = values.store;
+  if (action === 'migrate') {
+    const r = await withStore(store, () => migrateStore(store));
+    if (values.json) process.stdout.write(`${JSON.stringify(r)}\n`);
+    else if (r.applied.length === 0) process.stdout.write(`${r.label}: schema is up to date (version ${r.to})\n`);
+    else process.stdout.write(`${r.label}: migrated from version ${r.from} to ${r.to} (applied ${r.applied.join(', ')})\n`);
+    return 0;
+  }
+  const days = Number(values['older-than-days']);
+  if (values['older-than-days'] === undefined || !(days > 0)) throw new UsageError('purge needs --older-than-days N (N > 0)');
+  const opened = await withStore(store, () => openStore(store));
   try {
-    if (action === 'migrate') {
-      const r = await migrateStore(values.store);
-      if (values.json) process.stdout.write(`${JSON.stringify(r)}\n`);
-      else if (r.applied.length === 0) process.stdout.write(`${r.label}: schema is up to date (version ${r.to})\n`);
-      else process.stdout.write(`${r.label}: migrated from version ${r.from} to ${r.to} (applied ${r.applied.join(', ')})\n`);
-      return 0;
-    }
-    const days = Number(values['older-than-days']);
-    if (values['older-than-days'] === undefined || !(days > 0)) throw new UsageError('purge needs --older-than-days N (N > 0)');
-    const opened = await openStore(values.store);
-    try {
-      const purged = (await opened.purge?.(new Date(Date.now() - days * 86_400_000))) ?? 0;
-      if (values.json) process.stdout.write(`${JSON.stringify({ store: opened.label, purged })}\n`);
-      else process.stdout.write(`${opened.label}: deleted ${purged} finished task(s) older than ${days} day(s)\n`);
-      return 0;
-    } finally {
-      await opened.close();
-    }
-  } catch (error) {
-    if (error instanceof StoreSpecError) throw new UsageError(error.message);
-    throw error;
+    const purged = (await opened.purge?.(new Date(Date.now() - days * 86_400_000))) ?? 0;
+    if (values.json) process.stdout.write(`${JSON.stringify({ store: opened.label, purged })}\n`);
+    else process.stdout.write(`${opened.label}: deleted ${purged} finished task(s) older than ${days} day(s)\n`);
+    return 0;
+  } finally {
+    await opened.close();
   }
 }

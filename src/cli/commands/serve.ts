@@ -1,5 +1,4 @@
 /** `a2a serve`: run an agent over JSON-RPC and HTTP+JSON, with the card at the well-known path. */
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH } from '../../server/createA2AHandler.js';
@@ -9,7 +8,11 @@ import type { RequestHandlerLike } from '../../server/tenantRouter.js';
 import { loadAgent, loadTenants } from '../agents/load.js';
 import { UsageError } from '../usage.js';
 import { intOption } from '../cli.js';
-import { openStore, StoreSpecError, type OpenedStore } from '../../stores/contract/openStore.js';
+import { requireAuthConfig } from '../agents/requireAuthConfig.js';
+import { readOptionFile } from '../optionFile.js';
+import { withStore } from '../storeFailure.js';
+import { tlsOptions } from '../tlsOptions.js';
+import { openStore, type OpenedStore } from '../../stores/contract/openStore.js';
 import { startRetention } from '../../stores/contract/retention.js';
 import type { PushOptions } from '../../push/pushOptions.js';
 import type { AbuseLimitOptions } from '../../server/abuseLimits.js';
@@ -130,14 +133,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (retentionDays !== undefined && !(retentionDays > 0)) throw new UsageError('--retention-days must be a positive number');
   const grpcPort = values['grpc-port'] === undefined ? undefined : /^\d{1,5}$/.test(values['grpc-port']) ? Number(values['grpc-port']) : NaN;
   if (grpcPort !== undefined && !(grpcPort >= 0 && grpcPort <= 65535)) throw new UsageError(`--grpc-port must be 0..65535, got ${values['grpc-port'] || 'an empty value'}`);
-  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   const auth = values['auth-config'] === undefined ? undefined : readAuthConfig(values['auth-config']);
-  const clientCas = [...(values['tls-ca'] ? [readFileSync(values['tls-ca'])] : []), ...(auth?.clientCas ?? [])];
-  if (clientCas.length > 0 && !values['tls-cert']) throw new UsageError('Client certificates (--tls-ca, or "ca" of an mtls scheme) need a TLS listener: give --tls-cert and --tls-key');
-  const tls =
-    values['tls-cert'] && values['tls-key']
-      ? { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']), ...(clientCas.length > 0 ? { ca: clientCas } : {}) }
-      : undefined;
+  const clientCas = [...(values['tls-ca'] ? [readOptionFile('--tls-ca', values['tls-ca'])] : []), ...(auth?.clientCas ?? [])];
+  const tls = tlsOptions(values, clientCas);
   const push = pushOptions(values);
   const leaseTtlMs = intOption(values['lease-ttl-ms'], '--lease-ttl-ms', { min: 100 });
   const abuseLimits = abuseLimitOptions(values);
@@ -146,13 +144,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (values.agent !== undefined && values.tenants !== undefined) throw new UsageError('--agent and --tenants exclude each other');
   const tenants = values.tenants === undefined ? undefined : await loadTenants(values.tenants);
   const agent = tenants ? undefined : await loadAgent(values.agent ?? 'demo');
-  let opened: OpenedStore;
-  try {
-    opened = await openStore(values.store);
-  } catch (error) {
-    if (error instanceof StoreSpecError) throw new UsageError(error.message);
-    throw error;
-  }
+  if (!auth) requireAuthConfig(tenants?.tenants ?? { '': agent as NonNullable<typeof agent> });
+  const opened = await withStore(values.store, () => openStore(values.store));
   let bus: Awaited<ReturnType<NonNullable<OpenedStore['openBus']>>> | undefined;
   let retention: ReturnType<typeof startRetention> | undefined;
   let running: RunningAgent<RequestHandlerLike>;
@@ -307,7 +300,7 @@ const AUTH_OPTIONS = new Set(['realm', 'clockSkewSeconds', 'jwksCacheSeconds', '
 function readAuthConfig(path: string): { config: AuthConfig; clientCas: Buffer[] } {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(readOptionFile('--auth-config', path).toString('utf8'));
   } catch (error) {
     throw new UsageError(`--auth-config ${path}: ${error instanceof Error ? error.message : 'unreadable'}`);
   }
@@ -330,7 +323,7 @@ function readAuthConfig(path: string): { config: AuthConfig; clientCas: Buffer[]
     const { ca, ...settings } = value;
     if (ca !== undefined) {
       if (typeof ca !== 'string') throw new UsageError(`--auth-config ${path}: "${name}.ca" must be a file name`);
-      clientCas.push(readFileSync(resolve(dirname(path), ca)));
+      clientCas.push(readOptionFile(`--auth-config ${path}: "${name}.ca"`, resolve(dirname(path), ca)));
     }
     schemes[name] = settings as SchemeVerifierConfig;
   }
