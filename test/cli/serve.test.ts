@@ -211,6 +211,18 @@ describe('a2a serve --agent', () => {
   });
 });
 
+/** Holds a port on 127.0.0.1 until the returned close() is called. */
+function holdPort(): Promise<{ port: number; close: () => Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      resolve({ port, close: () => new Promise((done) => server.close(() => done())) });
+    });
+  });
+}
+
 describe('setup mistakes: one line on stderr and the documented exit code (never 1)', { concurrency: true }, () => {
   async function fails(args: string[], code: number, message: RegExp): Promise<void> {
     const r = await runToExit(args);
@@ -219,6 +231,24 @@ describe('setup mistakes: one line on stderr and the documented exit code (never
     assert.match(r.stderr, message);
     assert.equal(r.stdout, '');
   }
+
+  test('--port in use → exit 4, as a2a webhook listen', async () => {
+    const held = await holdPort();
+    try {
+      await fails(['serve', '--store', 'memory', '--port', String(held.port)], 4, new RegExp(`port ${held.port} is in use on 127\\.0\\.0\\.1: .*--port`));
+    } finally {
+      await held.close();
+    }
+  });
+
+  test('--grpc-port in use → exit 4, without grpc-js\'s own log line', async () => {
+    const held = await holdPort();
+    try {
+      await fails(['serve', '--store', 'memory', '--port', '0', '--grpc-port', String(held.port)], 4, new RegExp(`gRPC port ${held.port} is in use on 127\\.0\\.0\\.1: .*--grpc-port`));
+    } finally {
+      await held.close();
+    }
+  });
 
   test('--tenants: a missing file, a file that is not JSON → exit 2', async () => {
     await fails(['serve', '--store', 'memory', '--port', '0', '--tenants', './test/cli/fixtures/nope.json'], 2, /--tenants \.\/test\/cli\/fixtures\/nope\.json: no such file/);

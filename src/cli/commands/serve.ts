@@ -9,6 +9,8 @@ import { loadAgent, loadTenants } from '../agents/load.js';
 import { UsageError } from '../usage.js';
 import { intOption } from '../cli.js';
 import { requireAuthConfig } from '../agents/requireAuthConfig.js';
+import { quietGrpcBindFailure } from '../grpcLog.js';
+import { listenFailure } from '../listenFailure.js';
 import { readOptionFile } from '../optionFile.js';
 import { withStore } from '../storeFailure.js';
 import { tlsOptions } from '../tlsOptions.js';
@@ -145,6 +147,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const tenants = values.tenants === undefined ? undefined : await loadTenants(values.tenants);
   const agent = tenants ? undefined : await loadAgent(values.agent ?? 'demo');
   if (!auth) requireAuthConfig(tenants?.tenants ?? { '': agent as NonNullable<typeof agent> });
+  if (grpcPort !== undefined) await quietGrpcBindFailure();
   const opened = await withStore(values.store, () => openStore(values.store));
   let bus: Awaited<ReturnType<NonNullable<OpenedStore['openBus']>>> | undefined;
   let retention: ReturnType<typeof startRetention> | undefined;
@@ -192,7 +195,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     retention?.stop();
     await bus?.close().catch(() => undefined);
     await opened.close().catch(() => undefined);
-    throw error;
+    throw listenFailure(error, { host: values.host, port, grpcPort }) ?? error;
   }
   const card = running.agentCard;
   const baseUrl = running.baseUrl;
