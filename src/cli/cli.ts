@@ -140,13 +140,18 @@ export function intOption(value: string | undefined, name: string, range: { min:
 
 /** The agent URL argument, checked: an absolute http(s) URL. */
 export function agentUrl(value: string): string {
+  return httpUrl(value, '<url>');
+}
+
+/** An absolute http(s) URL given as `name` (`<url>`, `--public-url`), else a usage error. */
+export function httpUrl(value: string, name: string): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`<url> must be an absolute http(s) URL, got "${value}"`);
+    throw new UsageError(`${name} must be an absolute http(s) URL, got "${value}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`<url> must be http(s), got "${value}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${name} must be http(s), got "${value}"`);
   return url.href;
 }
 

@@ -292,6 +292,8 @@ describe('arguments, help and exit codes', { concurrency: true }, () => {
     [['serve', '--bogus'], /Unknown option '--bogus'/],
     [['serve', '--max-body', '0'], /--max-body must be a positive integer/],
     [['serve', 'extra'], /unexpected argument|positional/i],
+    [['serve', '--public-url', 'notaurl'], /--public-url must be an absolute http\(s\) URL, got "notaurl"/],
+    [['serve', '--public-url', 'ftp://agent.example'], /--public-url must be http\(s\)/],
   ] as const) {
     test(`a2a ${args.join(' ')} → exit 2, message and serve help on stderr`, async () => {
       const r = await runToExit([...args]);

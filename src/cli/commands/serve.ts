@@ -7,7 +7,7 @@ import { serveAgent, type RunningAgent, type ServeAgentBaseOptions } from '../..
 import type { RequestHandlerLike } from '../../server/tenantRouter.js';
 import { loadAgent, loadTenants } from '../agents/load.js';
 import { UsageError } from '../usage.js';
-import { intOption } from '../cli.js';
+import { httpUrl, intOption } from '../cli.js';
 import { requireAuthConfig } from '../agents/requireAuthConfig.js';
 import { quietGrpcBindFailure } from '../grpcLog.js';
 import { listenFailure } from '../listenFailure.js';
@@ -129,6 +129,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   const port = /^\d{1,5}$/.test(values.port) ? Number(values.port) : NaN;
   if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port must be 0..65535, got ${values.port || "an empty value"}`);
+  if (values['public-url'] !== undefined) httpUrl(values['public-url'], '--public-url');
   const maxBody = values['max-body'] === undefined ? undefined : Number(values['max-body']);
   if (maxBody !== undefined && (!Number.isInteger(maxBody) || maxBody < 1)) throw new UsageError('--max-body must be a positive integer');
   const retentionDays = values['retention-days'] === undefined ? undefined : Number(values['retention-days']);
