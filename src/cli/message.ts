@@ -72,5 +72,12 @@ export async function messageOf(text: string, flags: MessageFlags): Promise<{ te
   if (history !== undefined) configuration.historyLength = history;
   if (flags['no-wait']) configuration.returnImmediately = true;
   if (Object.keys(configuration).length) options.configuration = configuration;
-  return { text: text === '-' ? await readStdin() : text, options };
+  return { text: text === '-' ? await stdinText() : text, options };
+}
+
+/** The text of `-`: stdin, which must hold some (an empty message is a mistake, e.g. a failed pipe). */
+async function stdinText(): Promise<string> {
+  const text = await readStdin();
+  if (!text.trim()) throw new UsageError('<text> is "-" but stdin is empty: nothing to send');
+  return text;
 }

@@ -151,4 +151,13 @@ describe('a2a send - (text from stdin)', () => {
     assert.ok('task' in result);
     assert.deepEqual(result.task.artifacts?.[0]?.parts, [{ text: 'multi\nline text' }]);
   });
+
+  test('an empty stdin sends nothing: usage error, exit 2', async () => {
+    for (const input of ['', '\n']) {
+      const r = await withStdin(['send', url, '-'], input);
+      assert.equal(r.code, 2, r.stdout);
+      assert.match(r.stderr, /^a2a send: <text> is "-" but stdin is empty: nothing to send\n/);
+      assert.equal(r.stdout, '');
+    }
+  });
 });
