@@ -24,7 +24,8 @@ export const CLIENT_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-export const CLIENT_OPTIONS_HELP = `Connection:
+/** The connection and output options, without the exit codes. */
+export const CONNECTION_OPTIONS_HELP = `Connection:
   --binding B        jsonrpc, rest or grpc (default: the first interface of the card this
                      client speaks, in the agent's order of preference)
   -H, --header K=V   a header on every request, the card's included (repeatable)
@@ -37,10 +38,17 @@ Output:
   --json             JSON for scripts on stdout (errors too: {"error": {...}})
   -v, --verbose      the wire exchange on stderr (calls, HTTP requests, statuses, bodies)
   -h, --help         this help
-
-Exit codes: 0 ok, 2 usage, 3 error from the agent, 4 network or client error,
-5 task FAILED, REJECTED or CANCELED. See docs/cli.md.
 `;
+
+export const CLIENT_OPTIONS_HELP = `${CONNECTION_OPTIONS_HELP}${exitCodesHelp()}`;
+
+/** The exit codes of the client commands, with `more` of a command's own (`a2a card`: 6). */
+export function exitCodesHelp(more = ''): string {
+  return `
+Exit codes: 0 ok, 2 usage, 3 error from the agent, 4 network or client error,
+5 task FAILED, REJECTED or CANCELED${more}. See docs/cli.md.
+`;
+}
 
 /** The values of CLIENT_OPTIONS after parseArgs. */
 export interface ClientFlags {

@@ -328,6 +328,11 @@ describe('errors and exit codes', { concurrency: 3 }, () => {
     });
   }
 
+  test('a2a card --help lists exit code 6 (signature not verified)', async () => {
+    const r = await a2a('card', '--help');
+    assert.match(r.stdout, /Exit codes: .*\n.*,\n6 card signature not verified \(--verify\)/);
+  });
+
   test('--help of every command: usage, options and examples on stdout, exit 0', async () => {
     const expected: Record<string, string[]> = {
       card: ['--json', '--binding'],

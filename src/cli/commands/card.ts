@@ -4,7 +4,7 @@ import { resolveCard } from '../../client/cardResolver.js';
 import { BUILTIN_TRANSPORTS } from '../../client/client.js';
 import { selectInterface, type TransportFactory } from '../../client/transport.js';
 import type { AgentCard } from '../../protocol/types.js';
-import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, bindingOf, checkClientFlags, createCli, httpOptions, intOption, positionalsOf, runCommand } from '../cli.js';
+import { CLIENT_OPTIONS, CONNECTION_OPTIONS_HELP, bindingOf, exitCodesHelp, checkClientFlags, createCli, httpOptions, intOption, positionalsOf, runCommand } from '../cli.js';
 import { renderCard } from '../render/card.js';
 import { UsageError } from '../usage.js';
 
@@ -21,7 +21,7 @@ Signature (docs/signing.md):
   --require-signature  an unsigned card fails too (implies --verify)
   --allow-private-jwks fetch JWKS from loopback/private addresses, over http too (development)
 
-${CLIENT_OPTIONS_HELP}
+${CONNECTION_OPTIONS_HELP}${exitCodesHelp(',\n6 card signature not verified (--verify)')}
 Examples:
   a2a card http://localhost:8080
   a2a card https://agent.example.com/custom/card.json --json | jq '.skills[].id'
