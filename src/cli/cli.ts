@@ -105,7 +105,7 @@ export async function runCommand(cli: Cli, body: () => Promise<number>): Promise
   try {
     return await body();
   } catch (error) {
-    if (error instanceof UsageError) throw error; // main prints the help
+    if (error instanceof UsageError) throw error; // main reports it, with the way to the help
     const report = reportOf(error);
     if (cli.json) cli.jsonLine({ error: report });
     const label = report.type === 'protocol' ? 'the agent answered' : report.type === 'client' ? 'client error' : 'error';

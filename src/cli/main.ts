@@ -1,5 +1,6 @@
 /** The `a2a` command line. Commands are loaded on use, so calling an agent never loads the server. */
-import { exitCodeOf, isUsageError } from './errors.js';
+import { isUsageError, reportOf } from './errors.js';
+import { usageText } from './usageText.js';
 
 const HELP = `Usage: a2a <command> [options]
 
@@ -104,19 +105,29 @@ async function main(argv: string[]): Promise<number> {
   }
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!load) {
-    process.stderr.write(`a2a: unknown command "${name}"\n\n${HELP}`);
+    process.stderr.write(`a2a: unknown command "${name}"\nsee a2a --help\n`);
     return 2;
   }
   const command = await load();
   try {
     return await command.run(rest);
   } catch (error) {
-    // Commands report their own failures; what arrives here is a usage error or a bug.
+    // Commands report their own failures; what arrives here is a usage error, a setup mistake
+    // (CliError) or a bug.
     const usage = isUsageError(error);
-    process.stderr.write(`a2a ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
-    if (usage) process.stderr.write(`\n${command.help}`);
-    return usage ? 2 : exitCodeOf(error);
+    const report = reportOf(error);
+    if (usage) report.message = usageText(error);
+    if (wantsJson(rest)) process.stdout.write(`${JSON.stringify({ error: report })}\n`);
+    process.stderr.write(`a2a ${name}: ${report.message}\n`);
+    if (usage) process.stderr.write(`see a2a ${name} --help\n`);
+    return report.exitCode;
   }
+}
+
+/** --json among the options (not after "--", where it would be text). */
+function wantsJson(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).includes('--json');
 }
 
 // `a2a … | head`: the reader went away; stop quietly instead of crashing on EPIPE.

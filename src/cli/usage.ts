@@ -1,4 +1,4 @@
-/** A bad option or argument: reported with the command's help, exit code 2. */
+/** A bad option or argument: reported in one line and "see a2a <command> --help", exit code 2. */
 export class UsageError extends Error {
   override get name(): string {
     return 'UsageError';

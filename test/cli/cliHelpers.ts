@@ -93,7 +93,9 @@ export async function startServe(args: string[] = [], env: Record<string, string
   const proc = runA2A(['serve', '--port', '0', '--json', ...store, ...args], env);
   try {
     const line = await proc.waitForLine(/^\{.*\}$/);
-    return { proc, urls: JSON.parse(line) as ServeUrls };
+    const printed = JSON.parse(line) as ServeUrls | { error: unknown };
+    if ('error' in printed) throw new Error(`a2a serve failed: ${line}`);
+    return { proc, urls: printed };
   } catch (error) {
     proc.kill();
     throw error;

@@ -312,21 +312,36 @@ describe('errors and exit codes', { concurrency: 3 }, () => {
     [['list', 'http://x', '--status', 'bogus'], /--status must be one of submitted, working, input-required/],
     [['list', 'http://x', '--page-size', '0'], /--page-size must be an integer from 1 to 100/],
     [['list', 'http://x', '--since', 'yesterday'], /--since must be an ISO 8601 time/],
-    [['cancel', 'http://x', 't', '--bogus'], /Unknown option '--bogus'/],
+    [['cancel', 'http://x', 't', '--bogus'], /unknown option --bogus \(an argument starting with "-" goes after "--"\)$/m],
+    [['send', 'http://x', 'hi', '--history', '-1'], /--history needs a value \(one starting with "-" is written --history=-…\)$/m],
+    [['send', 'http://x', 'hi', '--json=yes'], /--json takes no value$/m],
     [['card'], /missing <url>/],
     [['chat'], /missing <url>/],
     [['subscribe', 'http://x'], /missing <task>/],
   ];
   for (const [args, message] of usage) {
-    test(`a2a ${args.join(' ')} → exit 2 with the message and the command's help`, async () => {
+    test(`a2a ${args.join(' ')} → exit 2 with the message in one line, then the way to the help`, async () => {
       const r = await a2a(...args);
       assert.equal(r.code, 2, `stdout: ${r.stdout} stderr: ${r.stderr}`);
-      assert.match(r.stderr, new RegExp(`^a2a ${args[0]}: `));
-      assert.match(r.stderr, message);
-      assert.match(r.stderr, new RegExp(`Usage: a2a ${args[0]} `));
+      const lines = r.stderr.split('\n');
+      assert.deepEqual([lines.length, lines[1], lines[2]], [3, `see a2a ${args[0]} --help`, ''], r.stderr);
+      assert.match(lines[0] ?? '', new RegExp(`^a2a ${args[0]}: `));
+      assert.match(lines[0] ?? '', message);
       assert.equal(r.stdout, '');
     });
   }
+
+  test('with --json a usage error is also the JSON error object on stdout', async () => {
+    for (const args of [['send', 'http://x', 'hi', '--json', '--bogus'], ['get', 'http://x', '--json'], ['list', 'http://x', '--page-size', '0', '--json']]) {
+      const r = await a2a(...args);
+      assert.equal(r.code, 2, r.stderr);
+      const { error } = json<{ error: { type: string; message: string; exitCode: number } }>(r.stdout);
+      assert.deepEqual([error.type, error.exitCode], ['usage', 2], args.join(' '));
+      assert.ok(r.stderr.startsWith(`a2a ${args[0]}: ${error.message}\n`), r.stderr);
+    }
+    const text = await a2a('send', 'http://x', 'hi', '--bogus', '--', '--json');
+    assert.equal(text.stdout, '', 'a --json after "--" is text, not the option');
+  });
 
   test('a2a card --help lists exit code 6 (signature not verified)', async () => {
     const r = await a2a('card', '--help');

@@ -182,15 +182,14 @@ describe('a2a push: usage', () => {
     [['push', 'create', 'http://x', 't', 'http://h', '--all'], /--all is for a2a push list/],
     [['push', 'list', 'http://x', 't', '--page-size', '0'], /--page-size must be an integer ≥ 1/],
     [['push', 'list', 'http://x', 't', '--binding', 'soap'], /--binding must be jsonrpc, rest or grpc/],
-    [['push', 'list', 'http://x', 't', '--bogus'], /Unknown option '--bogus'/],
+    [['push', 'list', 'http://x', 't', '--bogus'], /unknown option --bogus/],
   ];
   for (const [args, message, env] of usage) {
-    test(`a2a ${args.join(' ')} → exit 2 with the message and the help`, async () => {
+    test(`a2a ${args.join(' ')} → exit 2 with the message and the way to the help`, async () => {
       const r = await a2a(args, env);
       assert.equal(r.code, 2, `stdout: ${r.stdout} stderr: ${r.stderr}`);
-      assert.match(r.stderr, /^a2a push: /);
+      assert.match(r.stderr, /^a2a push: [^\n]+\nsee a2a push --help\n$/);
       assert.match(r.stderr, message);
-      assert.match(r.stderr, /Usage: a2a push /);
       assert.equal(r.stdout, '');
     });
   }
