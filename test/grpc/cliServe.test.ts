@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { after, describe, test } from 'node:test';
 import { createGrpcClient } from '../../src/bindings/grpc/client.js';
 import { serveHelp } from '../../src/cli/commands/serve.js';
@@ -87,11 +88,15 @@ describe('a2a serve --grpc-port', { skip }, () => {
       const urls = await serve(['--grpc-port', '0', '--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem')]);
       const base = new URL(urls.card).origin;
       assert.match(base, /^https:\/\/localhost:\d+$/);
-      const send = runA2A(['send', base, 'msg over tls', '--binding', 'grpc', '--json'], { NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') });
-      procs.push(send);
-      const { code } = await send.exited;
-      assert.equal(code, 0, send.stderr);
-      assert.ok('message' in (JSON.parse(send.stdout) as object), send.stdout);
+      // grpc-js's roots: Node's store, or GRPC_DEFAULT_SSL_ROOTS_FILE_PATH (here one unrelated CA) instead.
+      writeFileSync(join(dir, 'other-roots.pem'), rootCertificates[0] ?? '');
+      for (const grpcRoots of ['', join(dir, 'other-roots.pem')]) {
+        const send = runA2A(['send', base, 'msg over tls', '--binding', 'grpc', '--json'], { NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem'), GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: grpcRoots });
+        procs.push(send);
+        const { code } = await send.exited;
+        assert.equal(code, 0, `GRPC_DEFAULT_SSL_ROOTS_FILE_PATH=${grpcRoots}: ${send.stderr}`);
+        assert.ok('message' in (JSON.parse(send.stdout) as object), send.stdout);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -27,7 +27,7 @@ import { defaultTrustRoots } from './trustRoots.js';
 export interface GrpcTransportOptions {
   /**
    * Plaintext or TLS. Default: plaintext (h2c) for loopback addresses, TLS for anything else
-   * (GRPC-01), trusting the roots HTTPS trusts (Node's, NODE_EXTRA_CA_CERTS). `{ ca }` trusts these PEM roots; `{ cert, key }` adds a
+   * (GRPC-01), trusting the roots HTTPS trusts (Node's, NODE_EXTRA_CA_CERTS; see trustRoots.ts). `{ ca }` trusts these PEM roots; `{ cert, key }` adds a
    * client certificate (mTLS).
    */
   tls?: boolean | { ca?: string | Uint8Array; cert?: string | Uint8Array; key?: string | Uint8Array };
