@@ -1,4 +1,4 @@
-/** A2A serve on PostgreSQL that fails to start exits with code 1, instead of hanging on open pool/LISTEN connections. */
+/** A2A serve on PostgreSQL that fails to start exits (4: the port is in use), instead of hanging on open pool/LISTEN connections. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
@@ -8,7 +8,7 @@ import { clusterSuite } from './cluster.js';
 
 const suite = await clusterSuite();
 
-test('a failed start (port taken) on PostgreSQL exits 1 and releases its connections', { timeout: 30_000, ...suite.skip }, async () => {
+test('a failed start (port taken) on PostgreSQL exits 4 and releases its connections', { timeout: 30_000, ...suite.skip }, async () => {
   await suite.withCluster({ size: 1 }, async (cluster) => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
@@ -19,8 +19,8 @@ test('a failed start (port taken) on PostgreSQL exits 1 and releases its connect
       const { code, signal } = await proc.exited;
       clearTimeout(timer);
       assert.equal(signal, null, `a2a serve hung after a failed start; stderr: ${proc.stderr}`);
-      assert.equal(code, 1);
-      assert.match(proc.stderr, /EADDRINUSE/);
+      assert.equal(code, 4);
+      assert.match(proc.stderr, new RegExp(`port ${port} is in use`));
     } finally {
       blocker.close();
     }
