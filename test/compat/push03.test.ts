@@ -4,6 +4,7 @@
  * in `X-A2A-Notification-Token` — as the 0.3 SDKs send them; webhooks registered over 1.0 on the
  * same task still get StreamResponses. The official 0.3 SDK client registers them on each binding.
  */
+import { parseWebhookId } from '../../src/webhooks/webhookId.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as Sdk from 'a2a-sdk-03';
@@ -50,7 +51,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
         assert.equal(r.headers['a2a-version'], undefined, 'no 1.0 version header on a 0.3 payload');
         assert.ok(isTask03(r), `a 0.3 Task: ${r.body}`);
         assert.equal((r.json as Sdk.Task).id, task.id);
-        assert.ok(/^[\w-]+\.\d+$/.test(String(r.headers['webhook-id'])), 'the stable delivery id is kept');
+        assert.equal(parseWebhookId(String(r.headers['webhook-id']))?.taskId, task.id, 'the stable delivery id is kept');
       }
       const last = seen03[seen03.length - 1] as ReceivedRequest;
       assert.equal(state03(last), 'completed');
