@@ -55,7 +55,7 @@ export function exitCodeOf(error: unknown): number {
 }
 
 export interface ErrorReport {
-  /** `protocol` (A2AError), `client` (A2AClientError), `usage` or `internal`. */
+  /** `protocol` (A2AError), `client` (A2AClientError, or exit 4 for the setting: a port in use), `usage` or `internal` (exit 1). */
   type: 'protocol' | 'client' | 'usage' | 'internal';
   /** The A2A reason (TASK_NOT_FOUND…) or the client error code (NETWORK…). */
   code?: string;
@@ -110,7 +110,9 @@ export function reportOf(error: unknown): ErrorReport {
     return report;
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { type: exitCode === EXIT.USAGE ? 'usage' : 'internal', message, exitCode };
+  // Exit 4 without a client error: the machine or network refused (a port in use, a database down).
+  const type = exitCode === EXIT.USAGE ? 'usage' : exitCode === EXIT.CLIENT ? 'client' : 'internal';
+  return { type, message, exitCode };
 }
 
 /** One line (plus field violations) for stderr. */

@@ -232,10 +232,14 @@ describe('setup mistakes: one line on stderr and the documented exit code (never
     assert.equal(r.stdout, '');
   }
 
-  test('--port in use → exit 4, as a2a webhook listen', async () => {
+  test('--port in use → exit 4, as a2a webhook listen; with --json a "client" error object', async () => {
     const held = await holdPort();
     try {
       await fails(['serve', '--store', 'memory', '--port', String(held.port)], 4, new RegExp(`port ${held.port} is in use on 127\\.0\\.0\\.1: .*--port`));
+      const json = await runToExit(['serve', '--store', 'memory', '--port', String(held.port), '--json']);
+      assert.equal(json.code, 4);
+      const error = (JSON.parse(json.stdout.trim()) as { error: { type: string; exitCode: number } }).error;
+      assert.deepEqual([error.type, error.exitCode], ['client', 4]);
     } finally {
       await held.close();
     }
