@@ -5,6 +5,7 @@
  * a key values are stored as given. The key is 32 bytes, given as base64 or hex (`a2a keys`-style
  * `openssl rand -base64 32`), or any passphrase (stretched with scrypt).
  */
+import { InternalError } from '../protocol/errors.js';
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
 import type { StoredPushConfig } from '../server/stores/pushStore.js';
 
@@ -49,7 +50,7 @@ export class CredentialBox {
 
   private decrypt(value: string): string {
     if (!value.startsWith(PREFIX)) return value;
-    if (!this.key) throw new Error('a push credential is encrypted but no push credential key is configured');
+    if (!this.key) throw new InternalError('A push credential of this config is encrypted but no push credential key (--push-key) is configured');
     const [ivText = '', bodyText = ''] = value.slice(PREFIX.length).split(':');
     const body = Buffer.from(bodyText, 'base64url');
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(ivText, 'base64url'));
@@ -57,7 +58,7 @@ export class CredentialBox {
     try {
       return Buffer.concat([decipher.update(body.subarray(0, body.length - 16)), decipher.final()]).toString('utf8');
     } catch {
-      throw new Error('a push credential could not be decrypted with the configured key');
+      throw new InternalError('A push credential of this config could not be decrypted with the configured push key (--push-key changed?)');
     }
   }
 }

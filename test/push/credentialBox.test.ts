@@ -1,4 +1,5 @@
 /** PUSH-11: push tokens and credentials sealed at rest with a configured key. */
+import { A2AError } from '../../src/protocol/errors.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -28,5 +29,7 @@ test('PUSH-11 without a key values are stored as given', () => {
 test('PUSH-11 a wrong or missing key fails clearly, without the secret in the message', () => {
   const sealed = new CredentialBox('key one').seal(config);
   assert.throws(() => new CredentialBox('key two').open(sealed), (e: Error) => /could not be decrypted/.test(e.message) && !/tok-123|secret-xyz/.test(e.message));
-  assert.throws(() => new CredentialBox().open(sealed), /no push credential key is configured/);
+  assert.throws(() => new CredentialBox().open(sealed), /no push credential key \(--push-key\) is configured/);
+  // An A2A InternalError, so a Get or List of the config answers with this message, not a bare 'Internal error'.
+  assert.throws(() => new CredentialBox('key two').open(sealed), (e: unknown) => A2AError.is(e) && e.reason === 'INTERNAL');
 });
