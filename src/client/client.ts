@@ -308,6 +308,8 @@ export class A2AClient {
     let last: StreamResponse | undefined;
     try {
       for await (const item of items) {
+        // Aborted: the events already read and buffered are not handed out any more.
+        deadline.check();
         last = item.event;
         yield item;
       }

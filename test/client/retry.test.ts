@@ -260,6 +260,23 @@ describe('timeouts and aborts', () => {
       assert.equal(events.length, 3);
     });
 
+    test(`${binding}: after abort() a stream hands out no more events, not even those already received`, async () => {
+      const client = await createClient(server.card, { bindings: [binding] });
+      const controller = new AbortController();
+      const events: unknown[] = [];
+      await assert.rejects(
+        (async () => {
+          // 'stream x': 13 events written back to back, so several arrive in one read.
+          for await (const event of client.streamText('stream x', { signal: controller.signal })) {
+            events.push(event);
+            controller.abort();
+          }
+        })(),
+        (e: unknown) => A2AClientError.is(e, 'ABORTED'),
+      );
+      assert.equal(events.length, 1);
+    });
+
     test(`${binding}: one AbortSignal shared by 30 calls: one listener on it, no MaxListenersExceededWarning, all ABORTED`, async () => {
       const client = await createClient(server.card, { bindings: [binding] });
       const warnings: string[] = [];
