@@ -99,6 +99,7 @@ export class PushDispatcher {
         }
       }
       let started = 0;
+      const deferred: Promise<void>[] = [];
       for (const delivery of claimed) {
         const k = keyOf(delivery);
         if (this.inFlight.has(k)) continue;
@@ -106,7 +107,8 @@ export class PushDispatcher {
         const slot = this.hosts.admit(host);
         if (!slot) {
           // Its host is saturated: back to the outbox, so the claim serves other hosts (R12).
-          await this.defer(delivery, host);
+          // Written after the loop, together, so no delivery waits to start behind these writes.
+          deferred.push(this.defer(delivery, host));
           continue;
         }
         started++;
@@ -116,6 +118,7 @@ export class PushDispatcher {
         });
         this.inFlight.set(k, attempt);
       }
+      await Promise.all(deferred);
       if (started > 0 && this.inFlight.size < concurrency) continue;
       await this.sleep();
     }
