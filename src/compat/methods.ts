@@ -132,11 +132,14 @@ function decode(segment: string | undefined): string | undefined {
  */
 export function matchV03RestRoute(httpMethod: string, path: string): { match?: V03RestMatch; pathMatched: boolean } {
   let pathMatched = false;
+  const upper = httpMethod.toUpperCase();
+  // HEAD is served wherever GET is (RFC 9110 §9.3.2), as on the 1.0 routes.
+  const wanted = upper === 'HEAD' ? 'GET' : upper;
   for (const r of V03_REST_ROUTES) {
     const m = r.regex.exec(path);
     if (!m) continue;
     pathMatched = true;
-    if (r.httpMethod !== httpMethod.toUpperCase()) continue;
+    if (r.httpMethod !== wanted) continue;
     const id = decode(m.groups?.id);
     const configId = decode(m.groups?.configId);
     if ((m.groups?.id !== undefined && id === undefined) || (m.groups?.configId !== undefined && configId === undefined)) continue;

@@ -9,9 +9,14 @@ import { createDemoAgent } from '../../src/cli/agents/demo.js';
 import type { Task } from '../../src/protocol/types.js';
 import { rawExchange, request, rpcResult, startServer, userMessage, waitUntil, type TestServer } from './helpers.js';
 
-/** One raw request with Connection: close: its head (status line and headers) and what followed. */
-async function raw(s: TestServer, method: string, path: string): Promise<{ status: number; headers: Map<string, string>; body: string }> {
-  const text = await rawExchange(s.port, `${method} ${path} HTTP/1.1\r\nHost: localhost\r\nA2A-Version: 1.0\r\nConnection: close\r\n\r\n`);
+/**
+ * One raw request with Connection: close: its head (status line and headers) and what followed.
+ * `A2A-Version: 1.0` unless the target says otherwise (`version: undefined` sends none: 0.3).
+ */
+async function raw(s: TestServer, method: string, target: string | { path: string; version?: string }): Promise<{ status: number; headers: Map<string, string>; body: string }> {
+  const { path, version } = typeof target === 'string' ? { path: target, version: '1.0' } : target;
+  const versionLine = version === undefined ? '' : `A2A-Version: ${version}\r\n`;
+  const text = await rawExchange(s.port, `${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${versionLine}Connection: close\r\n\r\n`);
   const split = text.indexOf('\r\n\r\n');
   assert.ok(split > 0, `an answer to ${method} ${path}: ${JSON.stringify(text.slice(0, 200))}`);
   const [statusLine = '', ...lines] = text.slice(0, split).split('\r\n');
@@ -54,6 +59,23 @@ describe('HEAD on the REST GET routes', () => {
     assert.equal(head.status, 405);
     assert.equal(head.headers.get('allow'), 'POST');
     assert.equal(head.body, '');
+  });
+
+  test('0.3 REST GET routes answer HEAD as GET, and their 405s allow HEAD next to GET', async () => {
+    for (const path of [`/a2a/rest/v1/tasks/${done.id}`, '/a2a/rest/v1/tasks/no-such-task', `/a2a/rest/v1/tasks/${done.id}/pushNotificationConfigs`]) {
+      const get = await raw(s, 'GET', { path });
+      const head = await raw(s, 'HEAD', { path });
+      assert.equal(head.status, get.status, path);
+      assert.equal(head.body, '', `${path}: no body`);
+      assert.ok(get.body.length > 0, `${path}: the GET has a body`);
+      assert.equal(head.headers.get('content-length'), String(Buffer.byteLength(get.body)), `${path}: the GET's length`);
+    }
+    const wrong = await raw(s, 'DELETE', { path: `/a2a/rest/v1/tasks/${done.id}` });
+    assert.equal(wrong.status, 405);
+    assert.equal(wrong.headers.get('allow'), 'GET, HEAD');
+    const postOnly = await raw(s, 'HEAD', { path: '/a2a/rest/v1/message:send' });
+    assert.equal(postOnly.status, 405);
+    assert.equal(postOnly.headers.get('allow'), 'POST');
   });
 
   test('HEAD of a :subscribe stream: its headers at once, and the subscription is released', async () => {

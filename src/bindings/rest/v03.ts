@@ -49,7 +49,7 @@ export async function handleRestV03(req: HttpRequest, path: string, binding: Bin
   const { match, pathMatched } = matchV03RestRoute(req.method, path);
   if (!match) {
     if (!pathMatched) return undefined;
-    const allow = [...new Set(['GET', 'POST', 'DELETE'].filter((m) => matchV03RestRoute(m, path).match))].join(', ');
+    const allow = ['GET', 'HEAD', 'POST', 'DELETE'].filter((m) => matchV03RestRoute(m, path).match).join(', ');
     return { status: 405, headers: { ...JSON_HEADERS, allow }, body: JSON.stringify({ code: -32600, message: `Use ${allow} for this path` }) };
   }
   try {
