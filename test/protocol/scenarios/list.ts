@@ -100,6 +100,12 @@ export function listScenarios(env: ScenarioEnv): void {
       assert.equal('artifacts' in ok(await env.b.call('listTasks', { contextId: c, includeArtifacts: false })).tasks[0], false);
       const full = ok(await env.b.call('listTasks', { contextId: c, includeArtifacts: true }));
       assert.equal(textOf(full.tasks[0].artifacts[0].parts), 'hi artifacts');
+      // A task without artifacts: present and [] on the JSON bindings (proto can't tell [] from absent).
+      const asking = uid('ctx-noart');
+      await create(asking, ['ask anything']);
+      const none = ok(await env.b.call('listTasks', { contextId: asking, includeArtifacts: true })).tasks[0];
+      if (env.name === 'GRPC') assert.deepEqual(none.artifacts ?? [], []);
+      else assert.deepEqual(none.artifacts, [], 'includeArtifacts=true: artifacts present, [] when there are none');
       assert.equal(plain.tasks[0].history.length, 1);
       assert.equal('history' in ok(await env.b.call('listTasks', { contextId: c, historyLength: 0 })).tasks[0], false);
     });
