@@ -65,6 +65,15 @@ function planFor(desc: DescMessage): MessagePlan {
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
+/**
+ * Identifier fields: task, context, message, push config and tenant ids. They name rows in
+ * stores, keys in logs and segments of REST paths, so control characters (C0, DEL) are refused
+ * in them: U+0000 in particular, which PostgreSQL cannot store in text (every store answers alike).
+ */
+const ID_FIELDS: ReadonlySet<string> = new Set(['id', 'taskId', 'contextId', 'messageId', 'referenceTaskIds', 'tenant']);
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+
 class Decoder {
   readonly violations: FieldViolation[] = [];
   /** The path of the value being decoded, as a stack: rendered only when something fails. */
@@ -138,7 +147,7 @@ class Decoder {
   field(field: DescField, value: unknown): unknown {
     switch (field.fieldKind) {
       case 'scalar':
-        return this.scalar(field.scalar, value);
+        return ID_FIELDS.has(field.jsonName) ? this.identifier(this.scalar(field.scalar, value)) : this.scalar(field.scalar, value);
       case 'enum':
         return this.enumValue(field.enum, value);
       case 'message':
@@ -155,7 +164,9 @@ class Decoder {
           this.path.push(i);
           const v =
             field.listKind === 'scalar'
-              ? this.scalar(field.scalar, item)
+              ? ID_FIELDS.has(field.jsonName)
+                ? this.identifier(this.scalar(field.scalar, item))
+                : this.scalar(field.scalar, item)
               : field.listKind === 'enum'
                 ? this.enumValue(field.enum, item)
                 : this.messageOrWkt(field.message, item);
@@ -223,6 +234,12 @@ class Decoder {
       default:
         return this.fail('has an unsupported type');
     }
+  }
+
+  /** An identifier without control characters (see ID_FIELDS). */
+  identifier(value: unknown): unknown {
+    if (typeof value !== 'string' || !CONTROL_CHARS.test(value)) return value;
+    return this.fail(value.includes('\u0000') ? 'must not contain U+0000 (NUL)' : 'must not contain control characters');
   }
 
   enumValue(desc: DescEnum, value: unknown): unknown {

@@ -9,6 +9,7 @@
 import pg from 'pg';
 import type { Pool, PoolClient, PoolConfig, QueryConfig, QueryResultRow } from 'pg';
 import type { Task } from '../../protocol/types.js';
+import { InvalidParamsError } from '../../protocol/errors.js';
 import {
   DuplicateMessageError,
   VersionConflictError,
@@ -85,7 +86,7 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
     this.lease = leaseQueries(schema, tag);
     this.lists = new ListQueries(schema);
     this.outbox = new SqlOutbox({
-      run: async (name, params) => (await this.pool.query(this.pushConfig(name, params))).rows,
+      run: async (name, params) => (await this.pool.query(this.pushConfig(name, params)).catch(refuseUnstorable)).rows,
       claim: (options) => this.claim(options),
       deleteConfig: (params) => this.deleteConfig(params),
     });
@@ -229,7 +230,7 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
   private async run<R extends QueryResultRow>(query: { name?: string; text: string }, values: unknown[]): Promise<R[]> {
     const config: QueryConfig = { text: query.text, values };
     if (query.name) config.name = query.name;
-    return (await this.pool.query<R>(config)).rows;
+    return (await this.pool.query<R>(config).catch(refuseUnstorable)).rows;
   }
 
   private async claim(options: { now: string; until: string; limit: number }): Promise<DeliveryRow[]> {
@@ -258,12 +259,12 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
   }
 
   private async pushRun<R extends QueryResultRow>(name: PushStatementName | 'claim', params: Record<string, unknown>): Promise<R[]> {
-    return (await this.pool.query<R>(this.pushConfig(name, params))).rows;
+    return (await this.pool.query<R>(this.pushConfig(name, params)).catch(refuseUnstorable)).rows;
   }
 
   private async leaseRun<R extends QueryResultRow>(name: LeaseQueryName, params: Record<string, unknown>): Promise<{ rows: R[]; rowCount: number }> {
     const q = this.lease[name];
-    const result = await this.pool.query<R>({ name: q.name, text: q.text, values: q.bind(params) });
+    const result = await this.pool.query<R>({ name: q.name, text: q.text, values: q.bind(params) }).catch(refuseUnstorable);
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   }
 
@@ -276,9 +277,22 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      return refuseUnstorable(error);
     } finally {
       client.release();
     }
   }
+}
+
+/**
+ * A backstop behind the decoder, which already refuses U+0000 in identifiers: a value PostgreSQL
+ * cannot hold in text (SQLSTATE 22021 "invalid byte sequence", 22P05 "untranslatable
+ * character") is the client's input, so it is answered as invalid params, not as a store failure.
+ */
+function refuseUnstorable(error: unknown): never {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === '22021' || code === '22P05') {
+    throw new InvalidParamsError('Invalid parameters: a value contains a character that cannot be stored (such as U+0000)', { cause: error });
+  }
+  throw error;
 }
