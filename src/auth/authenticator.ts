@@ -6,7 +6,8 @@
  * runs; the principal goes into the CallContext (and from there to the agent).
  *
  * Outcomes: no requirement on the card → no authentication (principal undefined), except
- * GetExtendedAgentCard, which needs a caller authenticated by any configured scheme (XCARD-03);
+ * GetExtendedAgentCard, which always needs an authenticated caller (XCARD-03): one satisfying a
+ * requirement that names a scheme, else one known by any configured scheme, else nobody;
  * a satisfied requirement → its first scheme's principal; presented credentials that are not
  * accepted, or none → UNAUTHENTICATED (401 + challenges); accepted credentials lacking a
  * required scope → PERMISSION_DENIED (403, `error="insufficient_scope"`). Runtime-neutral.
@@ -60,14 +61,21 @@ export function createAuthenticator(card: Pick<AgentCard, 'securitySchemes' | 's
     if (!scheme) throw new Error(`auth: the card's securityRequirements name "${name}", which securitySchemes does not declare`);
     checks.set(name, schemeCheck({ name, scheme, config: config.schemes[name], auth: config, realm }));
   }
-  // XCARD-03: without card-wide requirements the extended card still needs a caller known by
-  // one of the configured schemes.
-  const extendedCardRequirements: Requirement[] = Object.keys(config.schemes).map((name) => [[name, []] as const]);
+  // XCARD-03: the extended card needs an authenticated caller, always: the card's requirements
+  // without their anonymous alternatives, else a caller known by one of the configured schemes.
+  const named = requirements.filter((r) => r.length > 0);
+  const extendedCardRequirements: Requirement[] = named.length > 0 ? named : Object.keys(config.schemes).map((name) => [[name, []] as const]);
   const credentialQueryParams = new Set([...checks.values()].flatMap((c) => (c.queryParam ? [c.queryParam] : [])));
 
   async function authenticate(input: AuthInput): Promise<Principal | undefined> {
-    const reqs = requirements.length > 0 ? requirements : input.operation === EXTENDED_CARD_OPERATION ? extendedCardRequirements : [];
-    if (reqs.length === 0) return undefined;
+    const extendedCard = input.operation === EXTENDED_CARD_OPERATION;
+    const reqs = extendedCard ? extendedCardRequirements : requirements;
+    if (reqs.length === 0) {
+      if (!extendedCard) return undefined;
+      // Fail closed: nothing here can authenticate anyone, so nobody gets the extended card.
+      config.onFailure?.({ reason: 'UNAUTHENTICATED', operation: input.operation, schemes: {} });
+      throw new AuthError({ reason: 'UNAUTHENTICATED', message: 'The extended Agent Card needs an authenticated caller, and no scheme is configured to authenticate one', challenges: [] });
+    }
     const names = [...new Set(reqs.flatMap((r) => r.map(([name]) => name)))];
     const outcomes = new Map<string, Outcome>();
     await Promise.all(names.map(async (name) => outcomes.set(name, await (checks.get(name) as SchemeCheck).check(input))));

@@ -39,6 +39,11 @@ export class BindingContext {
    */
   readonly compat03: boolean;
   private readonly headerCache = new Map<Readonly<Record<string, string>>, Map<string, Readonly<Record<string, string>>>>();
+  /**
+   * CACHE-06 / §13.3: caching headers of a GetExtendedAgentCard answer. The card is per caller,
+   * so only the caller's own cache may keep it, and it varies with the credentials.
+   */
+  readonly extendedCardHeaders: Readonly<Record<string, string>>;
 
   constructor(options: {
     handler: A2ARequestHandler;
@@ -47,6 +52,10 @@ export class BindingContext {
     onError?: ((error: unknown) => void) | undefined;
     authenticator?: Authenticator | undefined;
     compat03?: boolean | undefined;
+    /** Seconds a caller may keep its extended card (default 300). */
+    cardMaxAgeSeconds?: number | undefined;
+    /** Request headers besides Authorization that carry credentials (API keys): the extended card varies with them. */
+    credentialHeaders?: readonly string[] | undefined;
   }) {
     this.handler = options.handler;
     this.limits = options.limits;
@@ -54,6 +63,16 @@ export class BindingContext {
     this.onError = options.onError;
     this.authenticator = options.authenticator;
     this.compat03 = options.compat03 ?? true;
+    this.extendedCardHeaders = Object.freeze({
+      'cache-control': `private, max-age=${options.cardMaxAgeSeconds ?? 300}`,
+      vary: ['Authorization', ...(options.credentialHeaders ?? [])].join(', '),
+    });
+  }
+
+  /** Headers of a unary answer to `op`: `headersFor`, plus the caching headers of the extended card. */
+  unaryHeaders(base: Readonly<Record<string, string>>, ctx: CallContext, op: string): Readonly<Record<string, string>> {
+    const headers = this.headersFor(base, ctx);
+    return op === 'getExtendedAgentCard' ? { ...headers, ...this.extendedCardHeaders } : headers;
   }
 
   /** The versions served to requests of a binding that can answer 0.3 (see `callContext`). */

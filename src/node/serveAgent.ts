@@ -3,8 +3,8 @@
  * the card's supportedInterfaces (the port may have been 0), then install the handler. With
  * `tenants`, several agents share the listeners, the store and the bus (issue 8).
  */
-import { withInterfaces, type AgentDefinition, type InterfaceUrls } from '../server/agentDefinition.js';
-import { createA2AHandler, handlerAuthenticator, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH, type A2AHandler, type A2AHandlerOptions } from '../server/createA2AHandler.js';
+import { servesExtendedCard, withInterfaces, type AgentDefinition, type InterfaceUrls } from '../server/agentDefinition.js';
+import { createA2AHandler, handlerAuthenticator, requireExtendedCardAuth, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH, type A2AHandler, type A2AHandlerOptions } from '../server/createA2AHandler.js';
 import type { A2ARequestHandler } from '../server/requestHandler.js';
 import type { RequestHandlerLike } from '../server/tenantRouter.js';
 import { TenantRouter, checkSameSecurity, checkTenantName } from '../server/tenantRouter.js';
@@ -91,8 +91,12 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
     const cards = names.map((n) => [n, (tenants.tenants[n] as AgentDefinition).card] as [string, AgentDefinition['card']]);
     if (options.handler?.auth !== 'external') checkSameSecurity(cards);
     handlerAuthenticator((cards[0] as [string, AgentDefinition['card']])[1], options.handler?.auth);
+    const agents = Object.values(tenants.tenants);
+    requireExtendedCardAuth({ servesExtendedCard: agents.some(servesExtendedCard), card: (cards[0] as [string, AgentDefinition['card']])[1] }, options.handler?.auth);
   } else {
-    handlerAuthenticator((options as ServeAgentOptions).agent.card, options.handler?.auth);
+    const agent = (options as ServeAgentOptions).agent;
+    handlerAuthenticator(agent.card, options.handler?.auth);
+    requireExtendedCardAuth({ servesExtendedCard: servesExtendedCard(agent), card: agent.card }, options.handler?.auth);
   }
   const ref: { handler?: A2AHandler<RequestHandlerLike> } = {};
   const server = await serve(

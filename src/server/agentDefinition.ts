@@ -46,3 +46,8 @@ export function withInterfaces(card: AgentCardBase, urls: InterfaceUrls): AgentC
   if (urls.grpcAddress) interfaces.push({ url: urls.grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', ...tenant });
   return { ...card, supportedInterfaces: interfaces };
 }
+
+/** The agent offers an extended Agent Card: declared on its card and given (§13.3: only for authenticated callers). */
+export function servesExtendedCard(agent: Pick<AgentDefinition, 'card' | 'extendedCard'>): boolean {
+  return agent.card.capabilities?.extendedAgentCard === true && agent.extendedCard !== undefined;
+}

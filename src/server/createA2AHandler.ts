@@ -104,6 +104,20 @@ export function handlerAuthenticator(card: Pick<AgentCard, 'securitySchemes' | '
   return undefined;
 }
 
+/**
+ * §13.3 / XCARD-03: the extended Agent Card is only for authenticated callers. A handler that
+ * serves one must say how callers are authenticated (`auth` with at least one scheme, or
+ * 'external' when a gateway in front does), else it is refused at construction: without that the
+ * card would go to anyone.
+ */
+export function requireExtendedCardAuth(target: { servesExtendedCard: boolean; card: Pick<AgentCard, 'securityRequirements'> }, auth: AuthConfig | 'external' | undefined): void {
+  if (!target.servesExtendedCard || auth === 'external') return;
+  if (auth && (Object.keys(auth.schemes).length > 0 || declaresSecurity(target.card))) return;
+  throw new Error(
+    "The agent serves an extended Agent Card (capabilities.extendedAgentCard), which only authenticated callers may read (A2A §13.3): declare securitySchemes on the card and pass `auth` with a verifier for one, or auth: 'external' when a gateway in front authenticates",
+  );
+}
+
 export function createA2AHandler(options: A2AHandlerOptions): A2AHandler;
 export function createA2AHandler(options: TenantA2AHandlerOptions): A2AHandler<TenantRouter>;
 export function createA2AHandler<H extends RequestHandlerLike>(options: ExistingHandlerOptions<H>): A2AHandler<H>;
@@ -115,6 +129,7 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
   if (router && options.auth !== 'external') checkSameSecurity(router.cards);
   const agentCard = requestHandler.agentCard;
   const authenticator = handlerAuthenticator(agentCard, options.auth);
+  requireExtendedCardAuth({ servesExtendedCard: 'servesExtendedCard' in requestHandler && requestHandler.servesExtendedCard === true, card: agentCard }, options.auth);
   const binding = new BindingContext({
     // The bindings only call unary/stream/agentCard (TenantRouter has them too).
     handler: requestHandler as A2ARequestHandler,
@@ -127,6 +142,8 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
     onError: options.onError,
     authenticator,
     compat03: options.compat03 !== false,
+    cardMaxAgeSeconds: options.cardMaxAgeSeconds,
+    credentialHeaders: apiKeyHeaders(agentCard),
   });
   const jsonRpcPath = options.jsonRpcPath === undefined ? DEFAULT_JSONRPC_PATH : options.jsonRpcPath;
   const restPath = options.restPath === undefined ? DEFAULT_REST_PATH : options.restPath;
@@ -297,7 +314,13 @@ function corsPolicy(origins: '*' | string[] | undefined, extraHeaders: readonly 
       if (!origins) return res;
       const origin = allowed(req.header('origin'));
       if (!origin) return res;
-      res.headers = { ...res.headers, 'access-control-allow-origin': origin, 'access-control-expose-headers': EXPOSED_HEADERS, ...(origin === '*' ? {} : { vary: 'Origin' }) };
+      const vary = res.headers.vary;
+      res.headers = {
+        ...res.headers,
+        'access-control-allow-origin': origin,
+        'access-control-expose-headers': EXPOSED_HEADERS,
+        ...(origin === '*' ? {} : { vary: vary ? `${vary}, Origin` : 'Origin' }),
+      };
       return res;
     },
   };

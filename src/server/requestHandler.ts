@@ -300,6 +300,11 @@ export class A2ARequestHandler {
     return after;
   }
 
+  /** The card declares `capabilities.extendedAgentCard` and an extended card is configured (which needs authentication, §13.3). */
+  get servesExtendedCard(): boolean {
+    return this.agentCard.capabilities.extendedAgentCard === true && this.options.extendedAgentCard !== undefined;
+  }
+
   private async getExtendedAgentCard(ctx: CallContext): Promise<AgentCard> {
     const source = this.options.extendedAgentCard;
     if (!source) throw new ExtendedAgentCardNotConfiguredError();

@@ -119,6 +119,11 @@ export class TenantRouter {
     return this.fallback.agentCard;
   }
 
+  /** Some tenant serves an extended Agent Card (see A2ARequestHandler.servesExtendedCard). */
+  get servesExtendedCard(): boolean {
+    return [...this.handlers.values()].some((h) => h.servesExtendedCard);
+  }
+
   get tenantNames(): string[] {
     return [...this.handlers.keys()];
   }

@@ -275,6 +275,10 @@ describe('setup mistakes: one line on stderr and the documented exit code (never
     await fails(['serve', '--store', 'memory', '--port', '0', '--agent', './test/cli/fixtures/securedAgent.ts'], 2, /requires authentication .*--auth-config FILE/);
   });
 
+  test('SEC-10 XCARD-03 an agent offering an extended card without authentication → exit 2, one line naming the fix', async () => {
+    await fails(['serve', '--store', 'memory', '--port', '0', '--agent', './test/cli/fixtures/extendedCardAgent.ts'], 2, /offers an extended Agent Card, which only authenticated callers may read .*--auth-config FILE/);
+  });
+
   test('a PostgreSQL store that is down → exit 4, the password masked (a2a db migrate, a2a serve)', async () => {
     const store = `postgres://a2a:s3cret-pw@127.0.0.1:${await freePort()}/agents`;
     const unreachable = /cannot reach the database of --store postgres:\/\/a2a:\*\*\*@127\.0\.0\.1:\d+\/agents: connection refused/;

@@ -42,7 +42,8 @@ async function start(options: { compat03?: boolean } = {}): Promise<Setup> {
     shutdownTimeoutMs: 300,
     grpc: { port: 0 },
     onError: (e) => errors.push(e),
-    handler: { push: TEST_PUSH, onError: (e) => errors.push(e), ...(options.compat03 === false ? { compat03: false } : {}) },
+    // An extended card needs authentication (§13.3): as if a gateway in front authenticated.
+    handler: { push: TEST_PUSH, auth: 'external', onError: (e) => errors.push(e), ...(options.compat03 === false ? { compat03: false } : {}) },
   });
   const address = `127.0.0.1:${agent.grpc?.port}`;
   const transport = new GrpcTransport({ endpoint: address });

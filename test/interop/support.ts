@@ -81,7 +81,8 @@ export async function startDemoServer(options: FixtureOptions = {}): Promise<Fix
     executor: createDemoAgent(demo),
     heartbeatMs: 60_000,
     push: TEST_PUSH,
-    ...(extendedCard ? { extendedAgentCard: withInterfaces({ ...publicCard, name: base.name + EXTENDED_NAME_SUFFIX }, urls) } : {}),
+    // An extended card needs authentication (§13.3): as if a gateway in front authenticated.
+    ...(extendedCard ? { extendedAgentCard: withInterfaces({ ...publicCard, name: base.name + EXTENDED_NAME_SUFFIX }, urls), auth: 'external' as const } : {}),
   });
   ref.handler = handler;
   return { server, handler, card, seen, close: () => server.close() };

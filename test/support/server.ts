@@ -86,7 +86,9 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   ref.handler = createA2AHandler({
     agentCard: card,
     executor: options.executor ?? testAgent(options.demo),
-    ...(options.extendedCard ? { extendedAgentCard: withInterfaces(options.extendedCard, urls) } : {}),
+    // An extended card needs authentication (§13.3): the test servers stand for an agent behind
+    // a gateway that authenticates (the auth suites in test/auth configure real schemes).
+    ...(options.extendedCard ? { extendedAgentCard: withInterfaces(options.extendedCard, urls), auth: 'external' as const } : {}),
     onError: (e) => errors.push(e),
     ...options.handler,
     // Test webhooks listen on loopback, which the SSRF guard refuses unless allowed.

@@ -89,7 +89,7 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
       };
     }
     const result = await binding.handler.unary(op.name as UnaryOperationName, params, ctx);
-    return { status: 200, headers: binding.headersFor(JSON_HEADERS, ctx), body: `{"jsonrpc":"2.0","id":${JSON.stringify(requestId)},"result":${JSON.stringify(result)}}` };
+    return { status: 200, headers: binding.unaryHeaders(JSON_HEADERS, ctx, op.name), body: `{"jsonrpc":"2.0","id":${JSON.stringify(requestId)},"result":${JSON.stringify(result)}}` };
   } catch (error) {
     return errorReply(binding.report(error), { id, dialect });
   }

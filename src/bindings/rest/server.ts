@@ -67,7 +67,7 @@ export async function handleRest(req: HttpRequest, path: string, binding: Bindin
       };
     }
     const result = await binding.handler.unary(match.route.op as UnaryOperationName, params, ctx);
-    return { status: 200, headers: binding.headersFor(JSON_HEADERS, ctx), body: JSON.stringify(result) };
+    return { status: 200, headers: binding.unaryHeaders(JSON_HEADERS, ctx, match.route.op), body: JSON.stringify(result) };
   } catch (error) {
     return errorResponse(binding.report(error));
   }
