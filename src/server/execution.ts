@@ -5,7 +5,7 @@
  * (a reply, a terminal or interrupted state, or the agent returned).
  */
 import { applyArtifact, applyStatus, appendUserMessage } from '../protocol/applyEvent.js';
-import { UnsupportedOperationError, invalidField } from '../protocol/errors.js';
+import { UnsupportedOperationError, invalidField, type A2AError } from '../protocol/errors.js';
 import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
 import type { Artifact, JsonObject, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
@@ -14,6 +14,7 @@ import { DuplicateMessageError, type MessageClaim, type TaskRecord } from './sto
 import type { StoredPushConfig } from './stores/pushStore.js';
 import { toParts, type ArtifactOptions, type Content, type TaskUpdater } from './taskUpdater.js';
 import type { TaskWriter } from './taskWriter.js';
+import { followUpRefusal, type TaskLimits } from './taskLimits.js';
 
 export type Outcome =
   | { kind: 'message'; message: Message }
@@ -39,6 +40,8 @@ export interface ExecutionInput {
   owner?: string;
   /** A re-run of the existing task (takeover after an instance died): its message is already in the history. */
   resume?: boolean;
+  /** R16: caps a follow-up message must fit in (none: not checked). */
+  taskLimits?: TaskLimits;
 }
 
 let lastMs = 0;
@@ -89,12 +92,20 @@ export class Execution implements TaskUpdater {
       } else if (this.record) {
         // A follow-up message joins the history of its task (snapshot-only change, no event).
         // It may have waited for a previous run that ended the task: then it is refused (LIFE-03).
+        // It may also no longer fit in the history (R16): then it is refused, and nothing is dropped.
         const message = context.message;
-        const claim = this.input.claim;
-        const { record } = await this.input.writer.update({ tenant: context.tenant, taskId: this.taskId }, (r) =>
-          isTerminalState(r.task.status.state) ? undefined : { task: appendUserMessage(r.task, message), events: [], ...(claim ? { claim } : {}) },
-        );
+        const { claim, taskLimits } = this.input;
+        let full: A2AError | undefined;
+        const { record } = await this.input.writer.update({ tenant: context.tenant, taskId: this.taskId }, (r) => {
+          if (isTerminalState(r.task.status.state)) return undefined;
+          full = taskLimits && followUpRefusal(r.task, message, taskLimits);
+          return full ? undefined : { task: appendUserMessage(r.task, message), events: [], ...(claim ? { claim } : {}) };
+        });
         this.record = record;
+        if (full) {
+          this.refuse(full);
+          return;
+        }
         if (isTerminalState(record.task.status.state)) {
           this.refuse(new UnsupportedOperationError(`Task ${this.taskId} reached a terminal state before this message could be processed`, { metadata: { taskId: this.taskId } }));
           return;

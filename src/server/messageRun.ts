@@ -18,12 +18,15 @@ import type { CallContext } from './requestHandler.js';
 import { textOf } from './runContext.js';
 import type { TaskRecord } from './stores/taskStore.js';
 import { ownerOf, requireTask } from './taskQueries.js';
+import { followUpRefusal, type TaskLimits } from './taskLimits.js';
 
 /** What a run a message starts needs from the request handler: a detached run's needs, the card, push configs and abuse limits. */
 export interface MessageRunDeps extends DetachedRunDeps {
   agentCard: AgentCard;
   push: PushRuntime | undefined;
   abuse: AbuseLimits | undefined;
+  /** R16: caps on a task's history, checked when a follow-up joins it. */
+  taskLimits: TaskLimits;
 }
 
 /**
@@ -69,14 +72,19 @@ export async function startExecution(deps: MessageRunDeps, req: SendMessageReque
   const taskId = message.taskId ?? deps.newId();
   const inline = req.configuration?.taskPushNotificationConfig;
   const pushConfig = inline && deps.push ? await deps.push.configs.inline(inline, { tenant, taskId, existing: existing !== undefined, protocolVersion: ctx.protocolVersion }) : undefined;
-  const controller = new LazyAbort();
   const stored = withIds(message, taskId, contextId);
+  // R16: a follow-up that would overfill the task's history is refused before it waits for a
+  // run (Execution checks again against the record it writes).
+  const refusal = existing && followUpRefusal(existing.task, stored, deps.taskLimits);
+  if (refusal) throw refusal;
+  const controller = new LazyAbort();
   const execution = new Execution({
     writer: deps.writer,
     executor: deps.executor,
     existing,
     abort: controller,
     claim: messageClaim(message),
+    taskLimits: deps.taskLimits,
     owner: ownerOf(ctx),
     pushConfig,
     newId: deps.newId,

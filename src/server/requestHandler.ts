@@ -4,7 +4,8 @@
  * operation. Requests arrive as untrusted JSON and are validated here, once, for every binding.
  */
 import { decodeRequest } from '../protocol/operations.js';
-import type { DecodeLimits } from '../protocol/decode.js';
+import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../protocol/decode.js';
+import { taskLimits, type TaskLimits } from './taskLimits.js';
 import {
   ExtendedAgentCardNotConfiguredError,
   PushNotificationNotSupportedError,
@@ -72,7 +73,11 @@ export interface RequestHandlerOptions {
   extendedAgentCard?: AgentCard | ((ctx: CallContext) => AgentCard | Promise<AgentCard>);
   /** Ids of new tasks, contexts, messages and artifacts (default: time-ordered UUIDv7, timeOrderedId.ts). */
   newId?: () => string;
-  limits?: DecodeLimits;
+  /**
+   * Input limits: the decoder's (`maxListLength`, `maxObjectKeys`, `maxStringLength`) and the
+   * caps on a task's history (`maxHistoryMessages`, `maxHistoryChars`, R16); each defaults.
+   */
+  limits?: Partial<DecodeLimits & TaskLimits>;
   /** Most events buffered for one slow stream consumer (R10). */
   maxStreamBuffer?: number;
   /** Called with agent and internal failures (never with request secrets). */
@@ -110,6 +115,7 @@ export class A2ARequestHandler {
   readonly push: PushRuntime | undefined;
   /** What runs of the agent need: those messages start (messageRun.ts), takeovers and cancel hooks (detachedRun.ts). */
   private readonly runDeps: MessageRunDeps;
+  private readonly decodeLimits: DecodeLimits;
 
   constructor(private readonly options: RequestHandlerOptions) {
     this.agentCard = options.agentCard;
@@ -117,6 +123,12 @@ export class A2ARequestHandler {
     this.store = options.store ?? new MemoryTaskStore();
     this.bus = options.bus ?? new LocalEventBus();
     this.newId = options.newId ?? timeOrderedId;
+    const limits = options.limits;
+    this.decodeLimits = {
+      maxListLength: limits?.maxListLength ?? DEFAULT_DECODE_LIMITS.maxListLength,
+      maxObjectKeys: limits?.maxObjectKeys ?? DEFAULT_DECODE_LIMITS.maxObjectKeys,
+      maxStringLength: limits?.maxStringLength ?? DEFAULT_DECODE_LIMITS.maxStringLength,
+    };
     this.push = this.agentCard.capabilities.pushNotifications === true ? this.startPush(options) : undefined;
     this.abuse = options.abuseLimits ? new AbuseLimits(options.abuseLimits) : undefined;
     this.runner = new TaskRunner({
@@ -137,6 +149,7 @@ export class A2ARequestHandler {
       agentCard: this.agentCard,
       push: this.push,
       abuse: this.abuse,
+      taskLimits: taskLimits(options.limits),
     };
   }
 
@@ -170,7 +183,7 @@ export class A2ARequestHandler {
   /** Runs a non-streaming operation on raw (untrusted) parameters. */
   async unary<K extends UnaryOperationName>(op: K, params: unknown, ctx: CallContext): Promise<OperationResponses[K]> {
     this.gate(op, ctx);
-    const req = decodeRequest(op, params ?? {}, this.options.limits);
+    const req = decodeRequest(op, params ?? {}, this.decodeLimits);
     this.abuse?.request(ctx, (req as { tenant?: string }).tenant ?? '');
     switch (op) {
       case 'sendMessage':
@@ -196,7 +209,7 @@ export class A2ARequestHandler {
    */
   async stream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     this.gate(op, ctx);
-    const req = decodeRequest(op, params ?? {}, this.options.limits);
+    const req = decodeRequest(op, params ?? {}, this.decodeLimits);
     // Pulling consumers (fetch bodies, tests) end on the call's signal; piping ones (SSE, gRPC) close the stream.
     if (!this.abuse) return toPushStream(await this.openOperationStream(op, req, ctx)).abortWhen(ctx);
     const tenant = req.tenant ?? '';

@@ -8,6 +8,7 @@ import { BINDINGS } from '../support/bindings.js';
 import { cancelScenarios } from './scenarios/cancel.js';
 import { capabilityScenarios } from './scenarios/capabilities.js';
 import { scenarioEnv } from './scenarios/env.js';
+import { historyScenarios } from './scenarios/history.js';
 import { listScenarios } from './scenarios/list.js';
 import { messageScenarios } from './scenarios/messages.js';
 import { pushScenarios } from './scenarios/push.js';
@@ -23,6 +24,7 @@ describe('A2A scenarios over every binding', { concurrency: true }, () => {
       streamScenarios(env);
       capabilityScenarios(env);
       pushScenarios(env);
+      historyScenarios(env);
     });
   }
 });

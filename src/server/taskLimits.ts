@@ -1,0 +1,119 @@
+/**
+ * R16 caps on a task's history: how many messages it keeps and how much content they hold. They
+ * are checked when a follow-up user message would join the history of an existing task; a
+ * message that would pass a cap is refused with RESOURCE_EXHAUSTED (HTTP 429, gRPC
+ * RESOURCE_EXHAUSTED, JSON-RPC -32000) naming the cap, and nothing already in the task is ever
+ * dropped. The agent's own writes are not refused (it is the operator's code), but the status
+ * messages it moves into history count when the next follow-up is measured.
+ *
+ * Sizes are measured without serializing: a value counts as the length of its JSON, each string
+ * by its characters (escapes not counted). Each message's size is remembered per object, so a
+ * store that keeps snapshots in memory measures a message once.
+ */
+import { A2AError } from '../protocol/errors.js';
+import type { Message, Task } from '../protocol/types.js';
+
+export interface TaskLimits {
+  /** Most messages in a task's history, the agent's moved status messages included (default 1,000). */
+  maxHistoryMessages: number;
+  /** Most content in a task's history, in characters of its JSON (default 16 Mi). */
+  maxHistoryChars: number;
+}
+
+export const DEFAULT_TASK_LIMITS: TaskLimits = {
+  maxHistoryMessages: 1000,
+  maxHistoryChars: 16 * 1024 * 1024,
+};
+
+/** The caps in `options` over the defaults; refuses values that are not positive integers. */
+export function taskLimits(options: Partial<TaskLimits> | undefined): TaskLimits {
+  const limits = { ...DEFAULT_TASK_LIMITS, ...pick(options) };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`limits.${name} must be a positive integer`);
+  }
+  return limits;
+}
+
+function pick(options: Partial<TaskLimits> | undefined): Partial<TaskLimits> {
+  const out: Partial<TaskLimits> = {};
+  if (options?.maxHistoryMessages !== undefined) out.maxHistoryMessages = options.maxHistoryMessages;
+  if (options?.maxHistoryChars !== undefined) out.maxHistoryChars = options.maxHistoryChars;
+  return out;
+}
+
+/** The length of `value` as JSON, each string counted by its characters (no allocation). */
+export function jsonLength(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (typeof value === 'number') return String(value).length;
+  if (typeof value === 'boolean') return value ? 4 : 5;
+  if (value === null || typeof value !== 'object') return 4;
+  if (Array.isArray(value)) {
+    let n = 2 + Math.max(0, value.length - 1);
+    for (const item of value) n += jsonLength(item);
+    return n;
+  }
+  let n = 2;
+  let members = 0;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
+    if (item === undefined) continue;
+    n += key.length + 3 + jsonLength(item);
+    members++;
+  }
+  return n + Math.max(0, members - 1);
+}
+
+const sizes = new WeakMap<Message, number>();
+
+/** A message's content size (its JSON length), remembered per message object. */
+export function messageSize(message: Message): number {
+  let size = sizes.get(message);
+  if (size === undefined) {
+    size = jsonLength(message);
+    sizes.set(message, size);
+  }
+  return size;
+}
+
+/** What a task's history holds: its messages and the status message that will move into it. */
+export function historyUsage(task: Task): { messages: number; chars: number } {
+  let messages = 0;
+  let chars = 0;
+  for (const m of task.history ?? []) {
+    messages++;
+    chars += messageSize(m);
+  }
+  if (task.status.message) {
+    messages++;
+    chars += messageSize(task.status.message);
+  }
+  return { messages, chars };
+}
+
+/**
+ * The error for a follow-up `message` that would take `task` past a cap, or undefined when it
+ * fits. Appending it moves the status message into history too (appendUserMessage), which
+ * historyUsage already counts.
+ */
+export function followUpRefusal(task: Task, message: Message, limits: TaskLimits): A2AError | undefined {
+  const used = historyUsage(task);
+  const context = task.contextId ? ` in context ${task.contextId}` : '';
+  const metadata = (limit: string, max: number): Record<string, string> => ({ limit, max: String(max), taskId: task.id, ...(task.contextId ? { contextId: task.contextId } : {}) });
+  if (used.messages + 1 > limits.maxHistoryMessages) {
+    return new A2AError(
+      'RESOURCE_EXHAUSTED',
+      `Task ${task.id} already holds ${used.messages} messages, the most its history may keep (${limits.maxHistoryMessages}); start a new task${context}`,
+      { metadata: metadata('historyMessages', limits.maxHistoryMessages) },
+    );
+  }
+  const size = messageSize(message);
+  if (used.chars + size > limits.maxHistoryChars) {
+    return new A2AError(
+      'RESOURCE_EXHAUSTED',
+      `Task ${task.id} has no room for this message: its history would hold ${used.chars + size} characters of content, over the limit of ${limits.maxHistoryChars}; start a new task${context}`,
+      { metadata: metadata('historyChars', limits.maxHistoryChars) },
+    );
+  }
+  return undefined;
+}
