@@ -9,6 +9,9 @@
 import type { Lease, LeaseStore } from './stores/leaseStore.js';
 import { splitTaskKey, taskKey as key } from './taskKey.js';
 
+/** Takeover candidates read per query; the sweep reads more batches while they come back full. */
+export const SWEEP_BATCH = 16;
+
 export interface LeaseOptions {
   store: LeaseStore;
   /** This instance's id (default: a random UUID per process). */
@@ -102,28 +105,39 @@ export class LeaseKeeper {
     }
   }
 
-  /** Takes over tasks whose instance stopped renewing. */
+  /**
+   * Takes over tasks whose instance stopped renewing: batches of SWEEP_BATCH candidates, again
+   * while a batch comes back full, within a time budget per tick (a quarter of the TTL), so a
+   * dead instance's thousand tasks move on in one or two sweeps instead of 16 per sweep.
+   */
   async sweep(): Promise<void> {
     if (this.sweeping || this.stopped) return;
     this.sweeping = true;
     try {
-      for (const lease of await this.options.store.expiredLeases(16)) {
-        const won = await this.options.store.takeOverLease({
-          tenant: lease.tenant,
-          taskId: lease.taskId,
-          owner: this.owner,
-          ttlMs: this.ttlMs,
-          previousOwner: lease.owner,
-        });
-        if (!won) continue;
-        this.adopt(lease.tenant, lease.taskId);
-        void this.hooks.takeOver(lease).catch((error: unknown) => this.hooks.onError?.(error));
+      const budgetEnds = Date.now() + Math.max(50, this.ttlMs / 4);
+      for (;;) {
+        const batch = await this.options.store.expiredLeases(SWEEP_BATCH);
+        for (const lease of batch) await this.takeOver(lease);
+        if (batch.length < SWEEP_BATCH || this.stopped || Date.now() >= budgetEnds) break;
       }
     } catch (error) {
       this.hooks.onError?.(error);
     } finally {
       this.sweeping = false;
     }
+  }
+
+  private async takeOver(lease: Lease): Promise<void> {
+    const won = await this.options.store.takeOverLease({
+      tenant: lease.tenant,
+      taskId: lease.taskId,
+      owner: this.owner,
+      ttlMs: this.ttlMs,
+      previousOwner: lease.owner,
+    });
+    if (!won) return;
+    this.adopt(lease.tenant, lease.taskId);
+    void this.hooks.takeOver(lease).catch((error: unknown) => this.hooks.onError?.(error));
   }
 }
 

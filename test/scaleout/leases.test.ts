@@ -88,6 +88,32 @@ test(
 );
 
 test(
+  'R2 (three instances): kill -9 of an owner of 200 running tasks → the survivors fail all of them within TTL + one sweep, not 16 per sweep',
+  { timeout: 60_000, ...suite.skip },
+  (t) => {
+    const ttl = 2000;
+    const count = 200;
+    return suite.withCluster(
+      { size: 3, args: ['--lease-ttl-ms', String(ttl)], env: { A2A_DEMO_SLOW_MS: '120000', A2A_DEMO_TICK_MS: '60000' }, stopGraceMs: 2000 },
+      async ({ nodes }) => {
+        const [a, b] = nodes as [ClusterNode, ClusterNode, ClusterNode];
+        for (let i = 0; i < count; i++) ok(await a.jsonRpc.call('sendMessage', send(`slow job ${i}`, {}, { returnImmediately: true })));
+        const working = async () => Number(ok(await b.jsonRpc.call('listTasks', { status: 'TASK_STATE_WORKING', pageSize: 1 })).totalSize);
+        await eventually(async () => ((await working()) === count ? true : undefined), `all ${count} tasks WORKING on A`, 20_000);
+        await a.kill();
+        const killedAt = Date.now();
+        // The TTL, one sweep (ttl/2) and a margin; 16 per sweep per survivor would need 7 sweeps (~8 s).
+        const deadline = ttl + ttl / 2 + 2500;
+        await eventually(async () => ((await working()) === 0 ? true : undefined), `every task taken over within ${deadline} ms`, deadline);
+        t.diagnostic(`${count} tasks taken over ${Date.now() - killedAt} ms after kill -9 (TTL ${ttl} ms)`);
+        const failed = Number(ok(await b.jsonRpc.call('listTasks', { status: 'TASK_STATE_FAILED', pageSize: 1 })).totalSize);
+        assert.equal(failed, count, 'each orphaned task is FAILED');
+      },
+    );
+  },
+);
+
+test(
   'R2 (three instances): kill -9 of the owner of a resumable agent → exactly one other instance runs it again and it completes',
   { timeout: 30_000, ...suite.skip },
   async (t) => {
