@@ -15,6 +15,7 @@ import type { StoredPushConfig } from './stores/pushStore.js';
 import { toParts, type ArtifactOptions, type Content, type TaskUpdater } from './taskUpdater.js';
 import type { TaskWriter } from './taskWriter.js';
 import { followUpRefusal, type TaskLimits } from './taskLimits.js';
+import { LeaseLostError } from './leases.js';
 
 export type Outcome =
   | { kind: 'message'; message: Message }
@@ -70,6 +71,8 @@ export class Execution implements TaskUpdater {
   private creating: Promise<TaskRecord> | undefined;
   /** R4: a concurrent duplicate of this message created its task first. */
   private duplicateOf: DuplicateMessageError | undefined;
+  /** Throws when this run may no longer write (its execution lease is lost). */
+  private guard: (() => void) | undefined;
 
   constructor(private readonly input: ExecutionInput) {
     this.taskId = input.context.taskId;
@@ -77,6 +80,14 @@ export class Execution implements TaskUpdater {
     this.record = input.existing;
     this.started = new Promise((resolve) => (this.resolveStarted = resolve));
     this.settled = new Promise((resolve) => (this.resolveSettled = resolve));
+  }
+
+  /**
+   * R3: `check` runs before every write of this run and throws when it may no longer write (the
+   * instance lost the task's execution lease, so another may be running it).
+   */
+  fence(check: () => void): void {
+    this.guard = check;
   }
 
   get isTerminal(): boolean {
@@ -96,6 +107,7 @@ export class Execution implements TaskUpdater {
         const message = context.message;
         const { claim, taskLimits } = this.input;
         let full: A2AError | undefined;
+        this.guard?.();
         const { record } = await this.input.writer.update({ tenant: context.tenant, taskId: this.taskId }, (r) => {
           if (isTerminalState(r.task.status.state)) return undefined;
           full = taskLimits && followUpRefusal(r.task, message, taskLimits);
@@ -119,8 +131,9 @@ export class Execution implements TaskUpdater {
         await this.answerDuplicate(this.duplicateOf);
         return;
       }
-      this.input.onError?.(error);
-      if (!this.replied && !this.terminal) {
+      // A lost lease was reported when it was lost; the run only stops writing.
+      if (!(error instanceof LeaseLostError)) this.input.onError?.(error);
+      if (!this.replied && !this.terminal && !this.fencedOut()) {
         // The error itself goes to onError (logs), not to the client: it may hold internals.
         await this.safely(() => this.fail('The agent failed while processing this message'));
       }
@@ -131,6 +144,11 @@ export class Execution implements TaskUpdater {
       return;
     }
     if (!this.replied && !this.record) {
+      const lost = this.fencedOut();
+      if (lost) {
+        this.refuse(lost);
+        return;
+      }
       // The agent returned without answering: record that as a failed task, never hang.
       await this.safely(() => this.fail('The agent returned without a response'));
     }
@@ -141,6 +159,17 @@ export class Execution implements TaskUpdater {
       this.record = (await this.input.writer.store.get(tenant, this.taskId).catch(() => undefined)) ?? this.record;
     }
     this.finish();
+  }
+
+  /** The error of the fence when this run may no longer write. */
+  private fencedOut(): LeaseLostError | undefined {
+    try {
+      this.guard?.();
+      return undefined;
+    } catch (error) {
+      if (error instanceof LeaseLostError) return error;
+      throw error;
+    }
   }
 
   /** R4: answer with the task the first delivery of this message created or continued. */
@@ -265,6 +294,7 @@ export class Execution implements TaskUpdater {
    */
   private async createTask(first?: Change, createdAt = now()): Promise<TaskRecord> {
     if (this.duplicateOf) throw this.duplicateOf;
+    this.guard?.();
     if (this.replied) throw new Error('the agent already replied with a message; no task can be created');
     const task: Task = {
       id: this.taskId,
@@ -296,6 +326,7 @@ export class Execution implements TaskUpdater {
       record = await (this.creating = this.createTask(change, how.createdAt));
     } else {
       if (!this.record) await this.creating;
+      this.guard?.();
       ({ record } = await this.input.writer.update({ tenant: this.input.context.tenant, taskId: this.taskId, known: this.record }, (r) =>
         // LIFE-02: nothing leaves a terminal state; late updates (after a cancel) are dropped.
         isTerminalState(r.task.status.state) ? undefined : change(r.task),

@@ -6,16 +6,21 @@ export class LazyAbort {
   private controller: AbortController | undefined;
   private aborted = false;
 
+  private reason: unknown;
+
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
-      if (this.aborted) this.controller.abort();
+      if (this.aborted) this.controller.abort(this.reason);
     }
     return this.controller.signal;
   }
 
-  abort(): void {
+  /** Aborts (once); `reason` becomes the signal's reason (default: an AbortError). */
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
     this.aborted = true;
-    this.controller?.abort();
+    this.reason = reason;
+    this.controller?.abort(reason);
   }
 }

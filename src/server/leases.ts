@@ -5,6 +5,11 @@
  * died — takes them over (compare-and-set, so one instance wins) and hands them to `takeOver`.
  * On shutdown renewal stops and leases still held are expired at once, so another instance takes
  * their tasks over without waiting for the TTL (R24).
+ *
+ * R3 (one executor per task at a time): a held lease that a renewal did not extend (another
+ * instance took it over: this one was paused, say) or whose last successful renewal is a TTL
+ * old (the database unreachable) is lost — `hooks.lost` aborts its run, and `holds()` turns
+ * false, which the run's writes check before each write (Execution.fence).
  */
 import type { Lease, LeaseStore } from './stores/leaseStore.js';
 import { splitTaskKey, taskKey as key } from './taskKey.js';
@@ -25,7 +30,17 @@ export interface LeaseOptions {
 export interface LeaseHooks {
   /** A task whose instance died, now leased to this one. */
   takeOver: (lease: Lease) => Promise<void>;
+  /** A lease this instance held is gone (not renewed in time, or taken over): stop its run. */
+  lost?: ((tenant: string, taskId: string, error: LeaseLostError) => void) | undefined;
   onError?: ((error: unknown) => void) | undefined;
+}
+
+/** What this instance knows of a lease it holds (times from Date.now()). */
+interface Held {
+  /** Expiry as far as this instance can tell: when the last successful take or renewal was sent, plus the TTL. */
+  validUntil: number;
+  /** When the store confirmed it: a renewal sent before then may not include it. */
+  confirmedAt: number;
 }
 
 export class LeaseHeldError extends Error {
@@ -34,13 +49,24 @@ export class LeaseHeldError extends Error {
   }
 }
 
+/** The abort reason of a run whose lease was lost, and the error of its writes after that. */
+export class LeaseLostError extends Error {
+  constructor(
+    readonly taskId: string,
+    why: string,
+  ) {
+    super(`the execution lease of task ${taskId} was lost (${why}); this instance stopped running it and writes nothing more to it`);
+  }
+}
+
 export class LeaseKeeper {
   readonly owner: string;
   readonly ttlMs: number;
-  private readonly held = new Set<string>();
+  private readonly held = new Map<string, Held>();
   private renewTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping = false;
+  private renewing = false;
   private stopped = false;
 
   constructor(
@@ -62,8 +88,9 @@ export class LeaseKeeper {
   async acquire(tenant: string, taskId: string): Promise<void> {
     const deadline = Date.now() + (this.options.acquireTimeoutMs ?? 60_000);
     for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
+      const sentAt = Date.now();
       if (await this.options.store.acquireLease({ tenant, taskId, owner: this.owner, ttlMs: this.ttlMs })) {
-        this.held.add(key(tenant, taskId));
+        this.hold(key(tenant, taskId), sentAt);
         return;
       }
       if (Date.now() + delay > deadline) throw new LeaseHeldError(taskId);
@@ -71,13 +98,28 @@ export class LeaseKeeper {
     }
   }
 
-  /** Marks a lease won by takeover as held (renewed from now on). */
-  adopt(tenant: string, taskId: string): void {
-    this.held.add(key(tenant, taskId));
+  /** Marks a lease won by takeover (the takeover sent at `sentAt`) as held (renewed from now on). */
+  adopt(tenant: string, taskId: string, sentAt = Date.now()): void {
+    this.hold(key(tenant, taskId), sentAt);
   }
 
+  private hold(k: string, sentAt: number): void {
+    this.held.set(k, { validUntil: sentAt + this.ttlMs, confirmedAt: Date.now() });
+  }
+
+  /** Whether this instance still holds the task's lease: taken or renewed less than a TTL ago, and not lost. */
+  holds(tenant: string, taskId: string): boolean {
+    const held = this.held.get(key(tenant, taskId));
+    return held !== undefined && Date.now() < held.validUntil;
+  }
+
+  /**
+   * Gives the lease back. A lease that was lost is left alone: it is another instance's now, or
+   * expired and waiting for a sweep to take its task over (deleting it would hide the task from
+   * the sweeps).
+   */
   async release(tenant: string, taskId: string): Promise<void> {
-    this.held.delete(key(tenant, taskId));
+    if (!this.held.delete(key(tenant, taskId))) return;
     await this.options.store.releaseLease(tenant, taskId, this.owner);
   }
 
@@ -86,7 +128,7 @@ export class LeaseKeeper {
     this.stopped = true;
     clearInterval(this.renewTimer);
     clearInterval(this.sweepTimer);
-    const held = [...this.held];
+    const held = [...this.held.keys()];
     this.held.clear();
     await Promise.allSettled(
       held.map((k) => {
@@ -96,13 +138,40 @@ export class LeaseKeeper {
     );
   }
 
+  /**
+   * Extends the held leases. One the store did not extend is lost (it expired or another
+   * instance has it); when the store cannot be reached, leases are lost once their last
+   * renewal is a TTL old — by then another instance may have taken them over.
+   */
   private async renew(): Promise<void> {
-    if (this.held.size === 0) return;
+    this.loseOverdue();
+    if (this.held.size === 0 || this.renewing) return;
+    this.renewing = true;
+    const sentAt = Date.now();
     try {
-      await this.options.store.renewLeases(this.owner, this.ttlMs);
+      const renewed = new Set((await this.options.store.renewLeases(this.owner, this.ttlMs)).map((l) => key(l.tenant, l.taskId)));
+      for (const [k, held] of this.held) {
+        if (renewed.has(k)) held.validUntil = Math.max(held.validUntil, sentAt + this.ttlMs);
+        // Taken after the renewal was sent: it may not have seen it.
+        else if (held.confirmedAt < sentAt) this.lose(k, 'the store no longer had it: it expired, and may have been taken over by another instance');
+      }
     } catch (error) {
       this.hooks.onError?.(error);
+    } finally {
+      this.renewing = false;
     }
+    this.loseOverdue();
+  }
+
+  private loseOverdue(): void {
+    const now = Date.now();
+    for (const [k, held] of this.held) if (now >= held.validUntil) this.lose(k, `no renewal succeeded for ${this.ttlMs} ms`);
+  }
+
+  private lose(k: string, why: string): void {
+    if (!this.held.delete(k)) return;
+    const { tenant, id: taskId } = splitTaskKey(k);
+    this.hooks.lost?.(tenant, taskId, new LeaseLostError(taskId, why));
   }
 
   /**
@@ -113,6 +182,7 @@ export class LeaseKeeper {
   async sweep(): Promise<void> {
     if (this.sweeping || this.stopped) return;
     this.sweeping = true;
+    this.loseOverdue();
     try {
       const budgetEnds = Date.now() + Math.max(50, this.ttlMs / 4);
       for (;;) {
@@ -128,6 +198,9 @@ export class LeaseKeeper {
   }
 
   private async takeOver(lease: Lease): Promise<void> {
+    // Our own lease expired (this process was paused, say): its run is over before anyone takes the task on.
+    if (lease.owner === this.owner) this.lose(key(lease.tenant, lease.taskId), 'it expired before this instance renewed it');
+    const sentAt = Date.now();
     const won = await this.options.store.takeOverLease({
       tenant: lease.tenant,
       taskId: lease.taskId,
@@ -136,7 +209,7 @@ export class LeaseKeeper {
       previousOwner: lease.owner,
     });
     if (!won) return;
-    this.adopt(lease.tenant, lease.taskId);
+    this.adopt(lease.tenant, lease.taskId, sentAt);
     void this.hooks.takeOver(lease).catch((error: unknown) => this.hooks.onError?.(error));
   }
 }

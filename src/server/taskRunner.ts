@@ -7,7 +7,7 @@
 import type { EventBus } from './eventBus.js';
 import type { Execution } from './execution.js';
 import type { LazyAbort } from './lazyAbort.js';
-import { LeaseKeeper, type LeaseOptions } from './leases.js';
+import { LeaseKeeper, LeaseLostError, type LeaseOptions } from './leases.js';
 import type { Lease } from './stores/leaseStore.js';
 import { taskKey as keyOf } from './taskKey.js';
 
@@ -40,10 +40,22 @@ const DONE: Promise<unknown> = Promise.resolve();
 export class TaskRunner {
   readonly leases: LeaseKeeper | undefined;
   private readonly running = new Map<string, Running>();
+  /** The abort of the run holding each task's lease on this instance. */
+  private readonly leased = new Map<string, LazyAbort>();
   private shuttingDown = false;
 
   constructor(private readonly options: TaskRunnerOptions) {
-    this.leases = options.leases ? new LeaseKeeper(options.leases, { takeOver: options.takeOver, onError: options.onError }) : undefined;
+    this.leases = options.leases
+      ? new LeaseKeeper(options.leases, {
+          takeOver: options.takeOver,
+          // R3: a run whose lease is lost stops, so that two instances never run one task at once.
+          lost: (tenant, taskId, error) => {
+            options.onError?.(error);
+            this.leased.get(keyOf(tenant, taskId))?.abort(error);
+          },
+          onError: options.onError,
+        })
+      : undefined;
     this.leases?.start();
   }
 
@@ -116,10 +128,17 @@ export class TaskRunner {
     const stop = this.options.bus.subscribe(tenant, taskId, (events) => {
       if (events.some((e) => 'statusUpdate' in e.event && e.event.statusUpdate.status.state === 'TASK_STATE_CANCELED')) target.abort.abort();
     });
+    const key = keyOf(tenant, taskId);
+    this.leased.set(key, target.abort);
+    // Every write of the run first checks that the lease is still ours.
+    execution.fence(() => {
+      if (!leases.holds(tenant, taskId)) throw new LeaseLostError(taskId, 'this instance no longer holds it');
+    });
     try {
       await execution.run();
     } finally {
       stop();
+      if (this.leased.get(key) === target.abort) this.leased.delete(key);
       // On shutdown the lease is kept, and expired by leases.stop(), so another instance takes over.
       if (!this.shuttingDown) await leases.release(tenant, taskId).catch((error: unknown) => this.options.onError?.(error));
     }

@@ -160,6 +160,62 @@ test(
   },
 );
 
+test(
+  'R3 (one executor per task): an owner paused past its lease (SIGSTOP) stops its run when it wakes — the instance that took over is the only one to finish',
+  { timeout: 60_000, ...suite.skip },
+  async (t) => {
+    const log = journal();
+    const ttl = 2000;
+    try {
+      await suite.withCluster(
+        { size: 2, args: ['--lease-ttl-ms', String(ttl), '--agent', RESUMABLE_AGENT], env: { A2A_SCALEOUT_JOURNAL: log.file }, stopGraceMs: 2000 },
+        async ({ nodes }) => {
+          const [a, b] = nodes as [ClusterNode, ClusterNode];
+          const task = ok(await a.jsonRpc.call('sendMessage', send('work 8000', {}, { returnImmediately: true }))).task;
+          await eventually(async () => (log.read().some((e) => e.event === 'start' && e.pid === a.pid) ? true : undefined), 'the agent started on A');
+          a.proc.kill('SIGSTOP');
+          try {
+            await eventually(
+              async () => (log.read().some((e) => e.event === 'start' && e.pid === b.pid && e.resumed) ? true : undefined),
+              'B to take the paused owner’s task over',
+              ttl * 3,
+            );
+            await sleep(4000 - ttl);
+          } finally {
+            a.proc.kill('SIGCONT');
+          }
+          await eventually(async () => (log.read().some((e) => e.event === 'abort' && e.pid === a.pid) ? true : undefined), 'A to stop its run once awake', ttl * 2);
+          const done = await eventually(
+            async () => {
+              const got = ok(await b.jsonRpc.call('getTask', { id: task.id }));
+              return got.status.state === 'TASK_STATE_COMPLETED' ? got : undefined;
+            },
+            'the task to complete',
+            15_000,
+          );
+          // A's 8 s run would have ended by now (and written) had it not stopped.
+          await sleep(1500);
+          const entries = log.read().filter((e) => e.taskId === task.id);
+          t.diagnostic(JSON.stringify(entries.map((e) => `${e.pid === a.pid ? 'A' : 'B'} ${e.event}`)));
+          assert.deepEqual(
+            entries.filter((e) => e.event === 'done').map((e) => e.pid),
+            [b.pid],
+            'only the instance holding the lease finished the run',
+          );
+          assert.deepEqual(
+            (done.artifacts ?? []).map((x: { parts?: unknown }) => textOf(x.parts as never)),
+            [`done by ${b.pid} (resumed)`],
+            'A wrote nothing after losing its lease',
+          );
+          assert.match(a.proc.stderr, /lease of task .* was lost/, 'A says why it stopped the run');
+        },
+      );
+    } finally {
+      log.remove();
+    }
+  },
+);
+
 test('CancelTask on B stops the agent running on A (its signal aborts) and A shuts down promptly', { timeout: 30_000, ...suite.skip }, async () => {
   const log = journal();
   try {

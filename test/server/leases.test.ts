@@ -12,6 +12,7 @@ import { LocalEventBus } from '../../src/server/eventBus.js';
 import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
 import type { AgentExecutor } from '../../src/server/agentExecutor.js';
 import type { LeaseStore } from '../../src/server/stores/leaseStore.js';
+import { LeaseLostError } from '../../src/server/leases.js';
 import type { Task } from '../../src/protocol/types.js';
 import { eventually } from '../support/assertions.js';
 import { testCard } from './support.js';
@@ -47,7 +48,7 @@ function slowAgent(log: string[]): AgentExecutor {
 function deadAfterAcquire(store: MemoryTaskStore): LeaseStore {
   return {
     acquireLease: (i) => store.acquireLease(i),
-    renewLeases: async () => 0,
+    renewLeases: async () => [],
     releaseLease: async () => undefined,
     expiredLeases: async () => [],
     takeOverLease: async () => false,
@@ -136,4 +137,48 @@ test('R24 a draining instance hands its unfinished task over at once (no TTL wai
   await a.drain(0);
   await eventually(async () => ((await stateOn(b, id)).status.state === 'TASK_STATE_FAILED' ? true : undefined), 'B to take over', TTL * 4);
   await b.drain(0);
+});
+
+test('R3: an instance whose renewals fail (database unreachable) stops its run after a TTL and writes nothing more, even if the agent ignores the abort', async () => {
+  const store = new MemoryTaskStore();
+  const bus = new LocalEventBus();
+  const seen: unknown[] = [];
+  let reason: unknown;
+  const unreachable: LeaseStore = {
+    acquireLease: (i) => store.acquireLease(i),
+    renewLeases: async () => {
+      throw new Error('connection refused');
+    },
+    releaseLease: (t, id, owner) => store.releaseLease(t, id, owner),
+    expiredLeases: async () => [],
+    takeOverLease: async () => false,
+  };
+  const a = new A2ARequestHandler({
+    agentCard: card,
+    executor: {
+      async execute(c, task) {
+        await task.startWork('working');
+        // Ignores ctx.signal on purpose, and writes after its lease is gone.
+        await new Promise((resolve) => setTimeout(resolve, TTL * 3));
+        reason = c.signal.reason;
+        try {
+          await task.complete('too late');
+        } catch (error) {
+          seen.push(error);
+        }
+      },
+    },
+    store,
+    bus,
+    leases: { owner: 'A', ttlMs: TTL, store: unreachable },
+    onError: (e) => seen.push(e),
+  });
+  const id = await startOnA(a);
+  await eventually(async () => (seen.some((e) => e instanceof LeaseLostError) && reason !== undefined ? true : undefined), 'the run to lose its lease', 3000);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(reason instanceof LeaseLostError, `the run's signal says the lease was lost: ${String(reason)}`);
+  assert.match((reason as Error).message, /lease of task .* was lost/);
+  assert.equal((await stateOn(a, id)).status.state, 'TASK_STATE_WORKING', 'the late complete() was not written');
+  assert.ok(seen.filter((e) => e instanceof LeaseLostError).length >= 2, 'the loss was reported, and the late write refused');
+  await a.drain(0);
 });

@@ -43,6 +43,11 @@ async function taskIn(store: Store, spec: { tenant?: string; id: string; state: 
   });
 }
 
+/** `tenant/taskId` of renewed leases, sorted. */
+function keys(leases: Array<{ tenant: string; taskId: string }>): string[] {
+  return leases.map((l) => `${l.tenant}/${l.taskId}`).sort();
+}
+
 function brief(leases: Lease[]): string[] {
   return leases.map((l) => `${l.tenant}/${l.taskId}@${l.owner}`);
 }
@@ -82,19 +87,19 @@ export function runLeaseContract(name: string, makeStore: () => Promise<StoreUnd
       // The holder re-acquiring with ttlMs 0 expires its lease at once (shutdown hands tasks over so).
       assert.equal(await store.acquireLease({ tenant: '', taskId: 't', owner: 'B', ttlMs: 0 }), true);
       await sleep(5);
-      assert.equal(await store.renewLeases('B', LONG), 0);
+      assert.equal((await store.renewLeases('B', LONG)).length, 0);
       assert.equal(await store.acquireLease({ tenant: '', taskId: 't', owner: 'C', ttlMs: LONG }), true);
     });
 
-    leaseTest('renew: extends every live lease of the owner, returns the count; expired ones are not revived', async (store) => {
-      assert.equal(await store.renewLeases('A', LONG), 0);
+    leaseTest('renew: extends every live lease of the owner, returns their keys; expired ones are not revived', async (store) => {
+      assert.equal((await store.renewLeases('A', LONG)).length, 0);
       assert.equal(await store.acquireLease({ tenant: '', taskId: 'dead1', owner: 'A', ttlMs: SHORT }), true);
       assert.equal(await store.acquireLease({ tenant: 'x', taskId: 'dead2', owner: 'A', ttlMs: SHORT }), true);
       assert.equal(await store.acquireLease({ tenant: '', taskId: 'b', owner: 'B', ttlMs: SHORT }), true);
       await sleep(EXPIRE);
       assert.equal(await store.acquireLease({ tenant: '', taskId: 'live1', owner: 'A', ttlMs: SHORT }), true);
       assert.equal(await store.acquireLease({ tenant: 'x', taskId: 'live2', owner: 'A', ttlMs: SHORT }), true);
-      assert.equal(await store.renewLeases('A', LONG), 2);
+      assert.deepEqual(keys(await store.renewLeases('A', LONG)), ['/live1', 'x/live2'], 'the renewed ones, not the expired ones');
       await sleep(EXPIRE);
       // The renewed leases outlived their first TTL; the expired ones stayed expired.
       for (const [tenant, taskId] of [
@@ -107,8 +112,8 @@ export function runLeaseContract(name: string, makeStore: () => Promise<StoreUnd
       assert.equal(await store.acquireLease({ tenant: 'x', taskId: 'dead2', owner: 'C', ttlMs: LONG }), true);
       // B's lease was not A's to renew.
       assert.equal(await store.acquireLease({ tenant: '', taskId: 'b', owner: 'C', ttlMs: LONG }), true);
-      assert.equal(await store.renewLeases('A', LONG), 2);
-      assert.equal(await store.renewLeases('nobody', LONG), 0);
+      assert.equal((await store.renewLeases('A', LONG)).length, 2);
+      assert.equal((await store.renewLeases('nobody', LONG)).length, 0);
     });
 
     leaseTest('release: only by the holder (expired or not); a non-owner or an unknown lease changes nothing', async (store) => {
@@ -193,7 +198,7 @@ export function runLeaseContract(name: string, makeStore: () => Promise<StoreUnd
       assert.equal(await store.takeOverLease({ tenant: '', taskId: 't', owner: 'C', previousOwner: 'A', ttlMs: LONG }), false, 'already taken');
       assert.equal(await store.acquireLease({ tenant: '', taskId: 't', owner: 'A', ttlMs: LONG }), false);
       assert.equal(await store.acquireLease({ tenant: '', taskId: 't', owner: 'B', ttlMs: LONG }), true);
-      assert.equal(await store.renewLeases('B', LONG), 1);
+      assert.equal((await store.renewLeases('B', LONG)).length, 1);
       assert.deepEqual(await store.expiredLeases(10), []);
     });
 
@@ -257,7 +262,7 @@ export function runLeaseContract(name: string, makeStore: () => Promise<StoreUnd
       assert.equal(await store.acquireLease({ tenant: '', taskId: 'done', owner: 'B', ttlMs: LONG }), true, 'the purged task’s lease is gone');
       assert.equal(await store.acquireLease({ tenant: '', taskId: 'live', owner: 'B', ttlMs: LONG }), false);
       assert.equal(await store.acquireLease({ tenant: '', taskId: 'unborn', owner: 'B', ttlMs: LONG }), false);
-      assert.equal(await store.renewLeases('A', LONG), 2);
+      assert.equal((await store.renewLeases('A', LONG)).length, 2);
     });
   });
 }

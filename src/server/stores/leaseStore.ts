@@ -15,6 +15,12 @@ export interface Lease {
   expiresAt: string;
 }
 
+/** Which task a lease is for. */
+export interface LeaseKey {
+  tenant: string;
+  taskId: string;
+}
+
 export interface AcquireLease {
   tenant: string;
   taskId: string;
@@ -26,8 +32,11 @@ export interface AcquireLease {
 export interface LeaseStore {
   /** Takes the lease when there is none, it expired, or `owner` already holds it; false when another owner holds a live one. */
   acquireLease(input: AcquireLease): Promise<boolean>;
-  /** Extends every live (unexpired) lease of `owner` by ttlMs from now; returns how many. Expired ones are not revived. */
-  renewLeases(owner: string, ttlMs: number): Promise<number>;
+  /**
+   * Extends every live (unexpired) lease of `owner` by ttlMs from now; returns the leases it
+   * extended. Expired ones are not revived: a held lease missing from the answer is lost.
+   */
+  renewLeases(owner: string, ttlMs: number): Promise<LeaseKey[]>;
   /** Drops the lease if `owner` holds it (expired or not). */
   releaseLease(tenant: string, taskId: string, owner: string): Promise<void>;
   /**

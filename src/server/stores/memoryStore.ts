@@ -6,7 +6,7 @@ import type { StreamResponse, Task } from '../../protocol/types.js';
 import { isTerminalState } from '../../protocol/taskStates.js';
 import { taskKey as key } from '../taskKey.js';
 import { MemoryOutbox } from './memoryOutbox.js';
-import type { AcquireLease, Lease, LeaseStore } from './leaseStore.js';
+import type { AcquireLease, Lease, LeaseKey, LeaseStore } from './leaseStore.js';
 import type {
   ClaimOptions,
   DeadLetter,
@@ -172,14 +172,14 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     return true;
   }
 
-  async renewLeases(owner: string, ttlMs: number): Promise<number> {
+  async renewLeases(owner: string, ttlMs: number): Promise<LeaseKey[]> {
     const now = Date.now();
     const expiresAt = now + leaseTtl(ttlMs);
-    let renewed = 0;
+    const renewed: LeaseKey[] = [];
     for (const lease of this.leases.values()) {
       if (lease.owner !== owner || lease.expiresAt < now) continue;
       lease.expiresAt = expiresAt;
-      renewed++;
+      renewed.push({ tenant: lease.tenant, taskId: lease.taskId });
     }
     return renewed;
   }

@@ -40,7 +40,8 @@ export function leaseStatements(d: LeaseDialect) {
     acquire: `INSERT INTO ${leases} AS l (tenant, task_id, owner, expires_at) VALUES (@tenant, @taskId, @owner, ${d.expires})
       ON CONFLICT (tenant, task_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
       WHERE l.owner = excluded.owner OR l.expires_at < ${d.now}`,
-    renew: `UPDATE ${leases} SET expires_at = ${d.expires} WHERE owner = @owner AND expires_at >= ${d.now}`,
+    /** The owner's live leases, extended; returns each one's key (a held lease not among them is lost). */
+    renew: `UPDATE ${leases} SET expires_at = ${d.expires} WHERE owner = @owner AND expires_at >= ${d.now} RETURNING tenant, task_id`,
     release: `DELETE FROM ${leases} WHERE tenant = @tenant AND task_id = @taskId AND owner = @owner`,
     /** Expired leases of tasks that are missing or not SUBMITTED/WORKING: nobody will take them over. */
     dropStale: `DELETE FROM ${leases} WHERE expires_at < ${d.now}

@@ -3,7 +3,7 @@
  * by the store's SqlOutbox and SqlLeases. Each store builds those two from its own statements;
  * this class only forwards to them, so the forwarding is written once for SQLite and PostgreSQL.
  */
-import type { AcquireLease, Lease, LeaseStore } from '../../server/stores/leaseStore.js';
+import type { AcquireLease, Lease, LeaseKey, LeaseStore } from '../../server/stores/leaseStore.js';
 import type { ClaimOptions, DeadLetter, DeliveryKey, PushConfigPage, PushDelivery, PushStore, StoredPushConfig } from '../../server/stores/pushStore.js';
 import type { SqlLeases } from './sqlLeases.js';
 import type { SqlOutbox } from './sqlOutbox.js';
@@ -62,7 +62,7 @@ export abstract class SqlStoreBase implements PushStore, LeaseStore {
     return this.leases.acquireLease(input);
   }
 
-  async renewLeases(owner: string, ttlMs: number): Promise<number> {
+  async renewLeases(owner: string, ttlMs: number): Promise<LeaseKey[]> {
     return this.leases.renewLeases(owner, ttlMs);
   }
 

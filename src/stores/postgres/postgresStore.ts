@@ -92,6 +92,7 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
     });
     this.leases = new SqlLeases({
       run: async (name, params) => (await this.leaseRun(name, params)).rowCount,
+      renew: async (params) => (await this.leaseRun<{ tenant: string; task_id: string }>('renew', params)).rows,
       clock: (ttlMs) => ({ ttlMs }),
       // One statement: the stale leases are deleted in a CTE beside the select of the candidates.
       expired: async (limit) => (await this.leaseRun<LeaseRow>('expired', { limit })).rows,

@@ -13,6 +13,7 @@ export function sqliteLeases(db: Db): SqlLeases {
   const lease = Object.fromEntries(Object.entries(sql).map(([name, text]) => [name, db.prepare(text)])) as Record<keyof typeof sql, Statement<unknown[]>>;
   return new SqlLeases({
     run: async (name, params) => lease[name].run(params).changes,
+    renew: async (params) => lease.renew.all(params) as Array<{ tenant: string; task_id: string }>,
     clock: leaseClock,
     expired: async (limit) => {
       const now = Date.now();
