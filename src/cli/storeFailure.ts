@@ -1,9 +1,9 @@
 /**
  * `--store` failures of `a2a serve` and `a2a db` in one line with their exit code: a bad spec or
- * a file that cannot be a database is 2, a database that cannot be reached (or refuses us) is
- * 4. The store is named by its label, whose password is masked: the URL is never printed.
+ * a file that cannot be a database is 2, a database that cannot be reached (or refuses us), or a
+ * SQLite file another `a2a serve` serves, is 4. The store is named by its label, whose password is masked: the URL is never printed.
  */
-import { describeStore, parseStoreSpec, StoreSpecError } from '../stores/contract/openStore.js';
+import { describeStore, parseStoreSpec, StoreInUseError, StoreSpecError } from '../stores/contract/openStore.js';
 import { CliError, EXIT } from './errors.js';
 import { UsageError } from './usage.js';
 
@@ -22,6 +22,8 @@ export async function withStore<T>(spec: string, open: () => Promise<T>): Promis
 
 function storeFailure(error: unknown, spec: string): unknown {
   if (error instanceof StoreSpecError) return new UsageError(error.message);
+  // Like a port in use: the machine refuses, the command line is fine.
+  if (error instanceof StoreInUseError) return new CliError(error.message, EXIT.CLIENT);
   const { code, message, severity } = (error ?? {}) as { code?: unknown; message?: unknown; severity?: unknown };
   if (typeof code !== 'string') return error;
   const label = describeStore(parseStoreSpec(spec));

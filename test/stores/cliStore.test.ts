@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +20,16 @@ function a2a(args: string[]): { code: number | null; stdout: string; stderr: str
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-async function serveOn(store: string) {
-  const child = spawn(process.execPath, [A2A_BIN, 'serve', '--port', '0', '--json', '--store', store], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * `a2a serve` on `store`. With `unreaped`, its parent is a `sleep` that never waits for it (sh
+ * runs it in the background, then execs sleep), so after a kill -9 it stays a zombie: `pid` is
+ * the server's, `kill` signals the server only.
+ */
+async function serveOn(store: string, options: { unreaped?: boolean } = {}) {
+  const argv = [A2A_BIN, 'serve', '--port', '0', '--json', '--store', store];
+  const child = options.unreaped
+    ? spawn('sh', ['-c', `"$0" "$@" & echo "$!" >&2; exec sleep 120`, process.execPath, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const out = await new Promise<{ jsonrpc: string; store: string }>((resolve, reject) => {
@@ -36,7 +45,11 @@ async function serveOn(store: string) {
     return ((await res.json()) as { result: unknown }).result;
   };
   const kill = (signal: NodeJS.Signals) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill(signal))));
-  return { out, rpc, kill, stderr: () => stderr };
+  if (options.unreaped) {
+    const pid = Number(/^(\d+)\n/.exec(stderr)?.[1]);
+    return { out, rpc, pid, kill: async (signal: NodeJS.Signals) => void process.kill(pid, signal), reap: () => kill('SIGKILL'), stderr: () => stderr };
+  }
+  return { out, rpc, pid: child.pid ?? -1, kill, reap: async () => undefined, stderr: () => stderr };
 }
 
 function message(text: string) {
@@ -76,6 +89,43 @@ test('a2a serve --store sqlite:PATH: tasks survive kill -9, interrupted ones end
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--store must be memory, sqlite, sqlite:PATH or postgres/);
   } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('one a2a serve per SQLite file: a second is refused (exit 4, one line); a2a db runs beside it; after kill -9 a restart at once — the old pid an unreaped zombie — serves and fails the interrupted task', { timeout: 60_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'a2a-cli-one-'));
+  const path = join(dir, 'tasks.db');
+  const store = `sqlite:${path}`;
+  const first = await serveOn(store, { unreaped: true });
+  try {
+    const slow = ((await first.rpc('SendMessage', { ...message('slow job'), configuration: { returnImmediately: true } })) as { task: Task }).task;
+
+    const second = a2a(['serve', '--port', '0', '--store', store]);
+    assert.equal(second.code, 4, second.stderr);
+    assert.equal(second.stderr, `a2a serve: another a2a serve (pid ${first.pid}) serves ${path}; use PostgreSQL to run several instances\n`);
+    // Maintenance and reads are not servers: they run beside it and leave its claim alone.
+    assert.equal(a2a(['db', 'migrate', '--store', store]).code, 0);
+    assert.equal(a2a(['db', 'purge', '--store', store, '--older-than-days', '30']).code, 0);
+    assert.equal(a2a(['serve', '--port', '0', '--store', store]).code, 4, 'still refused after a2a db ran and closed');
+
+    await first.kill('SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (existsSync('/proc/self/stat')) {
+      const state = readFileSync(`/proc/${first.pid}/stat`, 'utf8').split(') ')[1]?.charAt(0);
+      assert.equal(state, 'Z', 'the killed server is a zombie while the new one starts');
+    }
+    const next = await serveOn(store);
+    try {
+      assert.doesNotMatch(next.stderr(), /not recovering/);
+      assert.match(next.stderr(), /marked 1 interrupted task\(s\) FAILED/);
+      assert.equal(((await next.rpc('GetTask', { id: slow.id })) as Task).status.state, 'TASK_STATE_FAILED');
+    } finally {
+      await next.kill('SIGTERM');
+    }
+  } finally {
+    await first.kill('SIGKILL').catch(() => undefined);
+    await first.reap();
     await rm(dir, { recursive: true, force: true });
   }
 });

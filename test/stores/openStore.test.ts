@@ -6,10 +6,11 @@ import { test } from 'node:test';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_SQLITE_PATH, StoreSpecError, describeStore, migrateStore, openStore, parseStoreSpec } from '../../src/stores/contract/openStore.js';
+import { DEFAULT_SQLITE_PATH, StoreInUseError, StoreSpecError, describeStore, migrateStore, openStore, parseStoreSpec } from '../../src/stores/contract/openStore.js';
 import { DEFAULT_RECOVERY_REASON, recoverInterrupted } from '../../src/stores/contract/recovery.js';
 import { startRetention } from '../../src/stores/contract/retention.js';
 import { SqliteTaskStore } from '../../src/stores/sqlite/sqliteStore.js';
@@ -120,7 +121,7 @@ test('retention: purges terminal tasks older than maxAge on demand and on its ti
   assert.throws(() => startRetention({ purge: async () => 0, maxAgeMs: 0 }), RangeError);
 });
 
-test('R2 guard: recovery is skipped while another live server uses the SQLite file, and runs once it was killed', async () => {
+test('one server per SQLite file: a second server is refused naming the first; a reader opens it but does not recover under a live server; once the server is killed a new one claims the file and recovers', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'a2a-guard-'));
   const path = join(dir, 'g.db');
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/holdStore.ts', import.meta.url)), path], {
@@ -131,18 +132,24 @@ test('R2 guard: recovery is skipped while another live server uses the SQLite fi
       child.stdout.setEncoding('utf8').on('data', (d: string) => d.includes('ready') && resolve());
       child.once('exit', (code) => reject(new Error(`holder exited ${code}`)));
     });
+    await assert.rejects(openStore(`sqlite:${path}`, { serve: true }), (e: unknown) => {
+      assert.ok(e instanceof StoreInUseError);
+      assert.equal(e.message, `another a2a serve (pid ${child.pid}) serves ${path}; use PostgreSQL to run several instances`);
+      return true;
+    });
     const mine = await openStore(`sqlite:${path}`);
     await mine.store.create('', makeTask('busy', { state: 'TASK_STATE_WORKING' }));
     const skipped = await mine.recover();
     assert.deepEqual(skipped.recovered, []);
     assert.match(skipped.skipped ?? '', new RegExp(`pid ${child.pid}`));
+    assert.deepEqual((mine.store as SqliteTaskStore).db.prepare('SELECT pid FROM instances').all(), [{ pid: child.pid }], 'a reader is not registered');
     await mine.close();
 
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.kill('SIGKILL');
     });
-    const next = await openStore(`sqlite:${path}`);
+    const next = await openStore(`sqlite:${path}`, { serve: true });
     const result = await next.recover();
     assert.equal(result.skipped, undefined);
     assert.deepEqual(
@@ -156,16 +163,18 @@ test('R2 guard: recovery is skipped while another live server uses the SQLite fi
   }
 });
 
-test('R2 guard: rows of dead processes and of other hosts (a container restarted under a new name) do not block recovery', async () => {
+test('one server per SQLite file: rows of dead processes, of reused pids and of other hosts (a container restarted under a new name) do not block a server', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'a2a-guard2-'));
   try {
     const path = join(dir, 'g.db');
     const seed = new SqliteTaskStore({ path });
     seed.db.prepare('INSERT INTO instances (host, pid, started_at) VALUES (?, ?, ?)').run('old-container-7f3a', 1, '2025-01-01T00:00:00.000Z');
     seed.db.prepare('INSERT INTO instances (host, pid, started_at) VALUES (?, ?, ?)').run(hostname(), 2 ** 22 + 12345, '2025-01-01T00:00:00.000Z');
+    // A live pid (our parent) recorded with another start time: the pid was reused.
+    if (existsSync('/proc/self/stat')) seed.db.prepare('INSERT INTO instances (host, pid, started_at) VALUES (?, ?, ?)').run(hostname(), process.ppid, '2001-01-01T00:00:00.000Z');
     await seed.create('', makeTask('left', { state: 'TASK_STATE_WORKING' }));
     await seed.close();
-    const opened = await openStore(`sqlite:${path}`);
+    const opened = await openStore(`sqlite:${path}`, { serve: true });
     const result = await opened.recover();
     assert.equal(result.skipped, undefined);
     assert.deepEqual(

@@ -49,7 +49,7 @@ Options:
   --retention-days N  delete finished tasks N days after their last change (default: keep all)
   --recover-interrupted
                       PostgreSQL: on start, mark SUBMITTED/WORKING tasks FAILED (only when this
-                      is the only instance; SQLite always does this unless another server uses the file)
+                      is the only instance; SQLite always does this: one a2a serve per file)
   --allow-private-webhooks
                       deliver push notifications to loopback/private addresses (development
                       only; refused by default as server-side request forgery)
@@ -149,7 +149,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const agent = tenants ? undefined : await loadAgent(values.agent ?? 'demo');
   if (!auth) requireAuthConfig(tenants?.tenants ?? { '': agent as NonNullable<typeof agent> });
   if (grpcPort !== undefined) await quietGrpcBindFailure();
-  const opened = await withStore(values.store, () => openStore(values.store));
+  const opened = await withStore(values.store, () => openStore(values.store, { serve: true }));
   let bus: Awaited<ReturnType<NonNullable<OpenedStore['openBus']>>> | undefined;
   let retention: ReturnType<typeof startRetention> | undefined;
   let running: RunningAgent<RequestHandlerLike>;

@@ -22,8 +22,9 @@ export interface OpenedStore {
   /** Schema migration applied on open (SQL stores). */
   migration?: { from: number; to: number; applied: number[] };
   /**
-   * R2 sweep: tasks left SUBMITTED/WORKING by a dead process become FAILED. Skipped (with the
-   * reason) when another live server uses the same SQLite file; PostgreSQL callers decide
+   * R2 sweep: tasks left SUBMITTED/WORKING by a dead process become FAILED. On SQLite opened
+   * with `serve` it always runs (this process is the file's one server); opened without, it is
+   * skipped (with the reason) while a live server has the file. PostgreSQL callers decide
    * themselves, since other instances may be running those tasks (see docs/storage.md).
    */
   recover(options?: RecoverOptions): Promise<{ recovered: RecoveredTask[]; skipped?: string }>;
@@ -38,6 +39,27 @@ export interface OpenedStore {
 }
 
 export class StoreSpecError extends Error {}
+
+/** `serve` on a SQLite file another live server has: one server per file, several need PostgreSQL. */
+export class StoreInUseError extends Error {
+  constructor(
+    readonly pid: number,
+    readonly path: string,
+  ) {
+    super(`another a2a serve (pid ${pid}) serves ${path}; use PostgreSQL to run several instances`);
+  }
+}
+
+export interface OpenStoreOptions {
+  /** Apply pending migrations (default true). */
+  migrate?: boolean;
+  /**
+   * Open as the server of the store (`a2a serve`): a SQLite file is claimed for this process,
+   * and refused (StoreInUseError) while another live server has it. Readers and maintenance
+   * (`a2a db`) leave it out.
+   */
+  serve?: boolean;
+}
 
 export function parseStoreSpec(text: string): StoreSpec {
   const value = text.trim();
@@ -71,7 +93,7 @@ export function describeStore(spec: StoreSpec): string {
   return `${url.toString()}${spec.schema ? ` (schema ${spec.schema})` : ''}`;
 }
 
-export async function openStore(spec: StoreSpec | string, options: { migrate?: boolean } = {}): Promise<OpenedStore> {
+export async function openStore(spec: StoreSpec | string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
   const s = typeof spec === 'string' ? parseStoreSpec(spec) : spec;
   const label = describeStore(s);
   if (s.kind === 'memory') {
@@ -81,15 +103,23 @@ export async function openStore(spec: StoreSpec | string, options: { migrate?: b
   if (s.kind === 'sqlite') {
     const { SqliteTaskStore } = await optional('better-sqlite3', () => import('../sqlite/sqliteStore.js'));
     const store = new SqliteTaskStore({ path: s.path, ...(options.migrate === false ? { migrate: false } : {}) });
-    const others = store.registerInstance();
+    const server = options.serve === true;
+    if (server) {
+      const [other] = store.registerInstance();
+      if (other) {
+        await store.close();
+        throw new StoreInUseError(other.pid, s.path);
+      }
+    }
     return {
       store,
       spec: s,
       label,
       migration: store.migration,
       recover: async (o) => {
+        const others = server ? [] : store.liveServers();
         if (others.length > 0) {
-          return { recovered: [], skipped: `another server (pid ${others.map((x) => x.pid).join(', ')}) uses ${s.path}` };
+          return { recovered: [], skipped: `a2a serve (pid ${others.map((x) => x.pid).join(', ')}) serves ${s.path}` };
         }
         return { recovered: await recoverInterrupted(store, o) };
       },

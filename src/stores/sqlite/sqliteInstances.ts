@@ -1,33 +1,116 @@
 /**
- * The servers of a SQLite file (sqliteStore.ts): each process serving it has a row in the
- * `instances` table while it is open, so a starting server can tell whether another one may be
- * executing tasks.
+ * The server of a SQLite file (sqliteStore.ts). A SQLite file is served by one `a2a serve` at a
+ * time (several instances need PostgreSQL): the server has a row in the `instances` table while
+ * it is open, and a second server finds it and is refused (openStore, { serve: true }).
+ * Readers and maintenance commands (`a2a db`, `a2a get` …) open the file without a row.
+ *
+ * A row names a process by host, pid and start time. A pid alone is not proof of life: after a
+ * kill -9 the pid may be an unreaped zombie for a while, or reused by another process. On Linux
+ * the start time is the one /proc/<pid>/stat gives (as an instant), and a row is live only if
+ * that process exists, is not a zombie, and started at the recorded instant; where /proc is
+ * absent, the start time is the registration time and liveness is kill(pid, 0).
  */
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Database as Db } from 'better-sqlite3';
 
-/**
- * Records this process as a server of the file and returns the other live ones on this host
- * (rows of processes that died, by kill -9 say, and rows of other hosts are removed). The R2 sweep must not run while
- * another server may be executing tasks: `openStore().recover()` skips it then.
- */
-export function registerInstance(db: Db): Array<{ host: string; pid: number; startedAt: string }> {
-  const host = hostname();
-  return db.transaction(() => {
-    const rows = db.prepare<[], { host: string; pid: number; started_at: string }>('SELECT host, pid, started_at FROM instances').all();
-    const live: Array<{ host: string; pid: number; startedAt: string }> = [];
-    for (const r of rows) {
-      if (r.host === host && r.pid === process.pid) continue;
-      // A file is served from one host (SQLite over a network filesystem is unsupported), so a
-      // row from another host is a previous life of this one — a container restarted under a
-      // new hostname, say — as is a row whose process is gone.
-      if (r.host !== host || !processAlive(r.pid)) {
-        db.prepare('DELETE FROM instances WHERE host = ? AND pid = ?').run(r.host, r.pid);
-        continue;
-      }
-      live.push({ host: r.host, pid: r.pid, startedAt: r.started_at });
+export interface InstanceRow {
+  host: string;
+  pid: number;
+  startedAt: string;
+}
+
+/** Linux reports /proc start times in USER_HZ ticks, 100 per second on every architecture. */
+const TICKS_PER_SECOND = 100;
+
+let bootSeconds: number | null | undefined;
+
+/** The boot time from /proc/stat (seconds since the epoch), or null without /proc. */
+function bootTime(): number | null {
+  if (bootSeconds === undefined) {
+    try {
+      const line = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+      bootSeconds = line ? Number(line[1]) : null;
+    } catch {
+      bootSeconds = null;
     }
-    db.prepare('INSERT OR REPLACE INTO instances (host, pid, started_at) VALUES (?, ?, ?)').run(host, process.pid, new Date().toISOString());
+  }
+  return bootSeconds;
+}
+
+/**
+ * A process as /proc/<pid>/stat shows it: its state letter and its start instant (ISO 8601).
+ * undefined: no such process; null: no /proc on this system.
+ */
+export function procStat(pid: number): { state: string; startedAt: string } | undefined | null {
+  const boot = bootTime();
+  if (boot === null) return null;
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // "pid (comm) state ppid …": comm may hold spaces and parentheses, so split after the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[19]); // field 22, starttime
+  if (!fields[0] || !Number.isFinite(ticks)) return undefined;
+  return { state: fields[0], startedAt: new Date(boot * 1000 + (ticks * 1000) / TICKS_PER_SECOND).toISOString() };
+}
+
+/** The start time recorded for this process. */
+function ownStartTime(): string {
+  return procStat(process.pid)?.startedAt ?? new Date().toISOString();
+}
+
+/** Whether the process a row names is still running (see the file comment). */
+export function rowAlive(row: InstanceRow): boolean {
+  if (row.host !== hostname()) return false;
+  const stat = procStat(row.pid);
+  if (stat === undefined) return false;
+  if (stat !== null) return stat.state !== 'Z' && stat.state !== 'X' && stat.startedAt === row.startedAt;
+  try {
+    process.kill(row.pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function rows(db: Db): InstanceRow[] {
+  return db
+    .prepare<[], { host: string; pid: number; started_at: string }>('SELECT host, pid, started_at FROM instances')
+    .all()
+    .map((r) => ({ host: r.host, pid: r.pid, startedAt: r.started_at }));
+}
+
+const isSelf = (r: InstanceRow) => r.host === hostname() && r.pid === process.pid;
+
+/** The live servers of the file other than this process (nothing is written). */
+export function liveServers(db: Db): InstanceRow[] {
+  return rows(db).filter((r) => !isSelf(r) && rowAlive(r));
+}
+
+/**
+ * Claims the file for this process as its server, in one IMMEDIATE transaction (two servers
+ * starting together cannot both claim it): rows of processes that are gone — dead, a zombie, a
+ * reused pid, another host (a file is served from one host; a row of another is a previous life
+ * of this one, a container restarted under a new hostname say) — are removed; if another live
+ * server remains it is returned and nothing is claimed, else this process's row is written and
+ * the list is empty.
+ */
+export function registerInstance(db: Db): InstanceRow[] {
+  return db.transaction(() => {
+    const live: InstanceRow[] = [];
+    for (const r of rows(db)) {
+      if (isSelf(r)) continue;
+      if (rowAlive(r)) live.push(r);
+      else db.prepare('DELETE FROM instances WHERE host = ? AND pid = ?').run(r.host, r.pid);
+    }
+    if (live.length === 0) {
+      db.prepare('INSERT OR REPLACE INTO instances (host, pid, started_at) VALUES (?, ?, ?)').run(hostname(), process.pid, ownStartTime());
+    }
     return live;
   }).immediate();
 }
@@ -35,14 +118,4 @@ export function registerInstance(db: Db): Array<{ host: string; pid: number; sta
 /** Removes this process's row (on close). */
 export function unregisterInstance(db: Db): void {
   db.prepare('DELETE FROM instances WHERE host = ? AND pid = ?').run(hostname(), process.pid);
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

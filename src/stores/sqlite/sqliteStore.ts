@@ -34,7 +34,7 @@ import { appended, toMessageRecord, toRecord, toStoredEvent } from '../contract/
 import type { SqlLeases } from '../contract/sqlLeases.js';
 import { SqlStoreBase } from '../contract/sqlStoreBase.js';
 import { GroupCommit } from './groupCommit.js';
-import { registerInstance, unregisterInstance } from './sqliteInstances.js';
+import { liveServers, registerInstance, unregisterInstance, type InstanceRow } from './sqliteInstances.js';
 import { sqliteLeases } from './sqliteLeases.js';
 import { preparePushStatements, sqliteOutbox, type PushStatements } from './sqliteOutbox.js';
 import { purgeTerminal, type PurgeOptions } from './sqliteRetention.js';
@@ -227,13 +227,18 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
   }
 
   /**
-   * Records this process as a server of the file and returns the other live ones on this host
-   * (see registerInstance in sqliteInstances.ts): `openStore().recover()` skips the R2 sweep then.
+   * Claims the file for this process as its one server (sqliteInstances.ts): returns [] when
+   * claimed (the row goes on close), or the live server that has it (nothing claimed).
    */
-  registerInstance(): Array<{ host: string; pid: number; startedAt: string }> {
+  registerInstance(): InstanceRow[] {
     const others = registerInstance(this.db);
-    this.registered = true;
+    if (others.length === 0) this.registered = true;
     return others;
+  }
+
+  /** The live servers of the file other than this process. */
+  liveServers(): InstanceRow[] {
+    return liveServers(this.db);
   }
 
   /** `PRAGMA integrity_check`: 'ok' or the problems found. */
