@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Task } from '../../src/protocol/types.js';
+import { SqliteTaskStore } from '../../src/stores/sqlite/sqliteStore.js';
 
 const A2A_BIN = fileURLToPath(new URL('../../bin/a2a.js', import.meta.url));
 
@@ -25,8 +26,8 @@ function a2a(args: string[]): { code: number | null; stdout: string; stderr: str
  * runs it in the background, then execs sleep), so after a kill -9 it stays a zombie: `pid` is
  * the server's, `kill` signals the server only.
  */
-async function serveOn(store: string, options: { unreaped?: boolean } = {}) {
-  const argv = [A2A_BIN, 'serve', '--port', '0', '--json', '--store', store];
+async function serveOn(store: string, options: { unreaped?: boolean; args?: string[] } = {}) {
+  const argv = [A2A_BIN, 'serve', '--port', '0', '--json', '--store', store, ...(options.args ?? [])];
   const child = options.unreaped
     ? spawn('sh', ['-c', `"$0" "$@" & echo "$!" >&2; exec sleep 120`, process.execPath, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -126,6 +127,28 @@ test('one a2a serve per SQLite file: a second is refused (exit 4, one line); a2a
   } finally {
     await first.kill('SIGKILL').catch(() => undefined);
     await first.reap();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a2a serve --retention-days 30 purges an old finished task right after it starts (not an hour later)', { timeout: 60_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'a2a-cli-retention-'));
+  const path = join(dir, 'tasks.db');
+  const seed = new SqliteTaskStore({ path });
+  const old = '2020-01-01T00:00:00.000Z';
+  await seed.create('', { id: 'old', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', timestamp: old } });
+  await seed.close();
+  const s = await serveOn(`sqlite:${path}`, { args: ['--retention-days', '30'] });
+  try {
+    const deadline = Date.now() + 10_000;
+    let left: unknown = {};
+    while (left !== undefined && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = await s.rpc('GetTask', { id: 'old' });
+    }
+    assert.equal(left, undefined, 'the old task was purged');
+  } finally {
+    await s.kill('SIGTERM');
     await rm(dir, { recursive: true, force: true });
   }
 });

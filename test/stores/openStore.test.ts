@@ -121,6 +121,19 @@ test('retention: purges terminal tasks older than maxAge on demand and on its ti
   assert.throws(() => startRetention({ purge: async () => 0, maxAgeMs: 0 }), RangeError);
 });
 
+test('retention: the first purge runs shortly after start, not one interval (1 h for 30 days) later', async () => {
+  const calls: Date[] = [];
+  const startedAt = Date.now();
+  const retention = startRetention({ purge: async (before) => (calls.push(before), 0), maxAgeMs: 30 * 86_400_000 });
+  try {
+    for (const deadline = Date.now() + 10_000; calls.length === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(calls.length, 1, 'one purge soon after start');
+    assert.ok(Math.abs(calls[0]!.getTime() - (startedAt - 30 * 86_400_000)) < 10_000, 'of tasks older than 30 days');
+  } finally {
+    retention.stop();
+  }
+});
+
 test('one server per SQLite file: a second server is refused naming the first; a reader opens it but does not recover under a live server; once the server is killed a new one claims the file and recovers', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'a2a-guard-'));
   const path = join(dir, 'g.db');

@@ -1,5 +1,6 @@
 /**
- * Retention (off by default): every `intervalMs`, terminal tasks whose last status change is
+ * Retention (off by default): shortly after start (`firstDelayMs`, so a server that restarts
+ * more often than the interval still purges) and then every `intervalMs`, terminal tasks whose last status change is
  * older than `maxAgeMs` are deleted with their event logs, message ids, push configs and
  * push deliveries (pending and dead). Tasks that are running or waiting
  * for input are never touched. The timer does not keep the process alive.
@@ -10,6 +11,8 @@ export interface RetentionOptions {
   maxAgeMs: number;
   /** Default: a tenth of maxAgeMs, between 1 minute and 1 hour. */
   intervalMs?: number;
+  /** The first purge, this long after start (default 1 s, or the interval if shorter). */
+  firstDelayMs?: number;
   onPurged?: (count: number) => void;
   onError?: (error: unknown) => void;
   now?: () => number;
@@ -20,6 +23,9 @@ export interface Retention {
   runOnce(): Promise<number>;
   stop(): void;
 }
+
+/** The first purge comes this long after start: a server restarting more often than the interval still purges. */
+export const FIRST_DELAY_MS = 1000;
 
 export function startRetention(options: RetentionOptions): Retention {
   if (!(options.maxAgeMs > 0)) throw new RangeError('retention maxAgeMs must be positive');
@@ -38,9 +44,21 @@ export function startRetention(options: RetentionOptions): Retention {
       });
     return running;
   };
-  const timer = setInterval(() => {
+  const tick = () => {
     runOnce().catch((error: unknown) => options.onError?.(error));
-  }, interval);
-  timer.unref();
-  return { runOnce, stop: () => clearInterval(timer) };
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const first = setTimeout(() => {
+    tick();
+    timer = setInterval(tick, interval);
+    timer.unref();
+  }, Math.min(options.firstDelayMs ?? FIRST_DELAY_MS, interval));
+  first.unref();
+  return {
+    runOnce,
+    stop: () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    },
+  };
 }
