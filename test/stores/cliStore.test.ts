@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,6 +149,26 @@ test('a2a serve --retention-days 30 purges an old finished task right after it s
     assert.equal(left, undefined, 'the old task was purged');
   } finally {
     await s.kill('SIGTERM');
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a2a serve refuses a corrupt SQLite file at start: one line, exit 2 (instead of -32603 to every request)', { timeout: 60_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'a2a-cli-corrupt-'));
+  const path = join(dir, 'tasks.db');
+  try {
+    const seed = new SqliteTaskStore({ path });
+    for (let i = 0; i < 300; i++) await seed.create('', { id: `t${i}`, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() }, history: [{ messageId: `m${i}`, role: 'ROLE_USER', parts: [{ text: 'x'.repeat(300) }] }] });
+    await seed.close();
+    // Garbage over the last pages (b-tree pages of the tables), the header and schema left intact.
+    const bytes = readFileSync(path);
+    const page = 4096;
+    bytes.fill(0xa5, bytes.length - 4 * page, bytes.length - page);
+    writeFileSync(path, bytes);
+    const r = spawnSync(process.execPath, [A2A_BIN, 'serve', '--port', '0', '--store', `sqlite:${path}`], { encoding: 'utf8', timeout: 15_000 });
+    assert.equal(r.status, 2, `exit 2: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`^a2a serve: --store sqlite:${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the database file is corrupt \\(quick_check: .+\\); restore it from a backup\\n$`));
+  } finally {
     await rm(dir, { recursive: true, force: true });
   }
 });

@@ -54,8 +54,9 @@ export interface OpenStoreOptions {
   /** Apply pending migrations (default true). */
   migrate?: boolean;
   /**
-   * Open as the server of the store (`a2a serve`): a SQLite file is claimed for this process,
-   * and refused (StoreInUseError) while another live server has it. Readers and maintenance
+   * Open as the server of the store (`a2a serve`): a SQLite file is checked (`PRAGMA
+   * quick_check`, CorruptDatabaseError; see sqliteCheck.ts) and claimed for this process, and
+   * refused (StoreInUseError) while another live server has it. Readers and maintenance
    * (`a2a db`) leave it out.
    */
   serve?: boolean;
@@ -105,6 +106,13 @@ export async function openStore(spec: StoreSpec | string, options: OpenStoreOpti
     const store = new SqliteTaskStore({ path: s.path, ...(options.migrate === false ? { migrate: false } : {}) });
     const server = options.serve === true;
     if (server) {
+      const { checkAtStart } = await import('../sqlite/sqliteCheck.js');
+      try {
+        checkAtStart(store, s.path);
+      } catch (error) {
+        await store.close().catch(() => undefined);
+        throw error;
+      }
       const [other] = store.registerInstance();
       if (other) {
         await store.close();

@@ -241,6 +241,12 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
     return liveServers(this.db);
   }
 
+  /** `PRAGMA quick_check` (integrity_check without the index contents): 'ok' or the problems found. */
+  quickCheck(): string {
+    const rows = this.db.pragma('quick_check') as Array<{ quick_check: string }>;
+    return rows.map((r) => r.quick_check).join('\n');
+  }
+
   /** `PRAGMA integrity_check`: 'ok' or the problems found. */
   checkIntegrity(): string {
     const rows = this.db.pragma('integrity_check') as Array<{ integrity_check: string }>;
