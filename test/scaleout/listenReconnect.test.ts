@@ -108,3 +108,22 @@ test('issue 7: a closed bus does not reopen its connection', { skip }, async () 
     await admin.end();
   }
 });
+
+test('issue 7: an event committed without its NOTIFY (the writer died in between) still reaches a stream on another instance, read from the log by the periodic catch-up', { skip }, async () => {
+  const channel = `a2a_events_catchup_${process.pid}`;
+  const b = new PostgresEventBus({ connectionString: db.url, store, channel, catchUpIntervalMs: 200 });
+  await b.start();
+  try {
+    const taskId = `lost-notify-${process.pid}`;
+    const task: Task = { id: taskId, contextId: 'c', status: { state: 'TASK_STATE_SUBMITTED' } };
+    const { record } = await store.create('', task);
+    const seen: StoredEvent[] = [];
+    const stop = b.subscribe('', taskId, (events) => seen.push(...events));
+    // Committed, and never announced: no bus publishes it.
+    await store.append({ tenant: '', taskId, expectedVersion: record.version, task: { ...task, status: { state: 'TASK_STATE_WORKING' } }, events: [statusEvent(taskId, 'TASK_STATE_WORKING')] });
+    await waitFor(() => seen.some((e) => e.seq === 2), 'the unannounced event', 5000);
+    stop();
+  } finally {
+    await b.close();
+  }
+});

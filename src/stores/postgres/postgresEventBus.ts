@@ -11,6 +11,11 @@
  * connection cut by a proxy) it is reopened with backoff, and every task followed here is then
  * read from the store after the last seq this instance saw, so events written while nobody
  * listened still reach the streams.
+ *
+ * A writer that dies between its commit and its NOTIFY leaves no wake-up at all: every
+ * `catchUpIntervalMs` (default 5 s) the tasks followed here that received nothing since the
+ * previous round are read from the log after their last seq, so such events arrive within about
+ * that long. `close()` sends the announcements still queued before it ends the connection.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -26,6 +31,8 @@ export interface PostgresEventBusOptions {
   onError?: (error: unknown) => void;
   /** First delay before reopening a broken listening connection (default 100 ms; doubles up to 5 s). */
   reconnectDelayMs?: number;
+  /** How often idle followed tasks are read from the log in case a wake-up never came (default 5000; 0: never). */
+  catchUpIntervalMs?: number;
 }
 
 const MAX_RECONNECT_DELAY_MS = 5000;
@@ -56,6 +63,11 @@ export class PostgresEventBus implements EventBus {
   private closed = false;
   private started = false;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private catchUpTimer: ReturnType<typeof setInterval> | undefined;
+  /** The last seq of each followed task at the previous catch-up round. */
+  private seenAtLastRound = new Map<string, number>();
+  private catchingUp = false;
+  private flushing: Promise<void> | undefined;
 
   constructor(private readonly options: PostgresEventBusOptions) {
     this.channel = (options.channel ?? 'a2a_events').replace(/[^a-zA-Z0-9_]/g, '_').slice(0, 63);
@@ -65,6 +77,29 @@ export class PostgresEventBus implements EventBus {
   async start(): Promise<void> {
     this.client = await this.listen();
     this.started = true;
+    const every = this.options.catchUpIntervalMs ?? 5000;
+    if (every > 0) {
+      this.catchUpTimer = setInterval(() => void this.catchUpIdle(), every);
+      this.catchUpTimer.unref?.();
+    }
+  }
+
+  /** Reads from the log the followed tasks that got nothing since the last round (a lost or never-sent NOTIFY). */
+  private async catchUpIdle(): Promise<void> {
+    if (this.catchingUp || this.closed) return;
+    this.catchingUp = true;
+    try {
+      const previous = this.seenAtLastRound;
+      const current = new Map<string, number>();
+      for (const f of [...this.local.followed()]) {
+        const k = JSON.stringify([f.tenant, f.taskId]);
+        if (previous.get(k) === f.lastSeq) await this.catchUp(f.tenant, f.taskId, f.lastSeq);
+        current.set(k, f.lastSeq);
+      }
+      this.seenAtLastRound = current;
+    } finally {
+      this.catchingUp = false;
+    }
   }
 
   /** Unique per instance, so tests and operators can find the listening connection in pg_stat_activity. */
@@ -122,7 +157,7 @@ export class PostgresEventBus implements EventBus {
       return;
     }
     this.client = client;
-    if (this.queued.length > 0 && !this.sending) void this.flush();
+    if (this.queued.length > 0 && !this.sending) this.flushing = this.flush();
     // Whatever was written while nobody listened: read it from the log.
     for (const f of [...this.local.followed()]) void this.catchUp(f.tenant, f.taskId, f.lastSeq);
   }
@@ -151,7 +186,7 @@ export class PostgresEventBus implements EventBus {
     // While the connection is being reopened announcements wait, within bounds: a stream that
     // misses one still reads the log on the task's next event.
     if (this.queued.length > MAX_QUEUED) this.queued.splice(0, this.queued.length - MAX_QUEUED);
-    if (!this.sending && this.client) void this.flush();
+    if (!this.sending && this.client) this.flushing = this.flush();
   }
 
   private async flush(): Promise<void> {
@@ -193,7 +228,11 @@ export class PostgresEventBus implements EventBus {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
+    clearInterval(this.catchUpTimer);
     this.reconnectTimer = undefined;
+    // Announcements of writes already committed: other instances' streams wait for them.
+    await this.flushing;
+    if (this.client && this.queued.length > 0) await this.flush();
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
