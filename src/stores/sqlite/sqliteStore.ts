@@ -3,9 +3,10 @@
  * journal, `synchronous=NORMAL` — a commit survives the process being killed (the WAL write
  * reaches the OS before the call returns); `FULL` adds an fsync per commit for power loss.
  * Every write is one IMMEDIATE transaction holding the version check, the snapshot and the
- * events, so a crash leaves either all of a write or none of it, and several processes can
- * share the file (the write lock plus `busy_timeout` serialize them; the version check catches
- * the races).
+ * events, so a crash leaves either all of a write or none of it. Other processes (a2a db,
+ * readers) may write the file beside its one server (the write lock plus `busy_timeout`
+ * serialize them; the version check catches the races); a second server is refused
+ * (sqliteInstances.ts), since streams, cancels and crash recovery stay within one process.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
