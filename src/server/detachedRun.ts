@@ -39,7 +39,7 @@ export function detachedExecution(deps: DetachedRunDeps, record: TaskRecord & { 
     executor: deps.executor,
     existing: record,
     abort: run.abort ?? new LazyAbort(),
-    resume: run.resume === true,
+    recorded: run.resume === true,
     newId: deps.newId,
     ...(deps.onError ? { onError: deps.onError } : {}),
     context: {

@@ -5,7 +5,7 @@
  * (a reply, a terminal or interrupted state, or the agent returned).
  */
 import { applyArtifact, applyStatus, appendUserMessage } from '../protocol/applyEvent.js';
-import { UnsupportedOperationError, invalidField, type A2AError } from '../protocol/errors.js';
+import { InternalError, UnsupportedOperationError, invalidField, type A2AError } from '../protocol/errors.js';
 import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
 import type { Artifact, JsonObject, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
@@ -39,10 +39,21 @@ export interface ExecutionInput {
   pushConfig?: StoredPushConfig;
   /** Who the task belongs to when this run creates it (the caller's principal id, '' anonymous). */
   owner?: string;
-  /** A re-run of the existing task (takeover after an instance died): its message is already in the history. */
-  resume?: boolean;
+  /**
+   * The message is already in the existing task's history: a re-run after a takeover, or a
+   * follow-up accepted (`accept()`) before its run began. The run does not add it again, and the
+   * agent does not run if the task ended meanwhile.
+   */
+  recorded?: boolean;
+  /** returnImmediately: the run stores the task (SUBMITTED) before the agent is called. */
+  createFirst?: boolean;
   /** R16: caps a follow-up message must fit in (none: not checked). */
   taskLimits?: TaskLimits;
+}
+
+/** The refusal a caller gets when the run's outcome could not be stored (never a stale task). */
+function outcomeNotStored(): InternalError {
+  return new InternalError('The server could not store the outcome of this task');
 }
 
 let lastMs = 0;
@@ -62,8 +73,14 @@ export class Execution implements TaskUpdater {
   readonly contextId: string;
   readonly started: Promise<Outcome>;
   readonly settled: Promise<Outcome>;
+  /**
+   * The seq of the task when the agent is called (its earlier events belong to earlier runs), or
+   * undefined when the agent will not run for this message (refused, or the task ended first).
+   */
+  readonly begun: Promise<number | undefined>;
   private resolveStarted!: (o: Outcome) => void;
   private resolveSettled!: (o: Outcome) => void;
+  private resolveBegun!: (seq: number | undefined) => void;
   private record: TaskRecord | undefined;
   private replied: Message | undefined;
   private terminal = false;
@@ -80,6 +97,7 @@ export class Execution implements TaskUpdater {
     this.record = input.existing;
     this.started = new Promise((resolve) => (this.resolveStarted = resolve));
     this.settled = new Promise((resolve) => (this.resolveSettled = resolve));
+    this.begun = new Promise((resolve) => (this.resolveBegun = resolve));
   }
 
   /**
@@ -98,32 +116,16 @@ export class Execution implements TaskUpdater {
   async run(): Promise<void> {
     const { context, abort } = this.input;
     try {
-      if (this.record && this.input.resume) {
-        this.resolveStarted({ kind: 'task', record: this.record });
+      if (this.record && this.input.recorded) {
+        if (!(await this.stillOpen())) return;
       } else if (this.record) {
-        // A follow-up message joins the history of its task (snapshot-only change, no event).
-        // It may have waited for a previous run that ended the task: then it is refused (LIFE-03).
-        // It may also no longer fit in the history (R16): then it is refused, and nothing is dropped.
-        const message = context.message;
-        const { claim, taskLimits } = this.input;
-        let full: A2AError | undefined;
-        this.guard?.();
-        const { record } = await this.input.writer.update({ tenant: context.tenant, taskId: this.taskId }, (r) => {
-          if (isTerminalState(r.task.status.state)) return undefined;
-          full = taskLimits && followUpRefusal(r.task, message, taskLimits);
-          return full ? undefined : { task: appendUserMessage(r.task, message), events: [], ...(claim ? { claim } : {}) };
-        });
-        this.record = record;
-        if (full) {
-          this.refuse(full);
-          return;
-        }
-        if (isTerminalState(record.task.status.state)) {
-          this.refuse(new UnsupportedOperationError(`Task ${this.taskId} reached a terminal state before this message could be processed`, { metadata: { taskId: this.taskId } }));
-          return;
-        }
-        this.resolveStarted({ kind: 'task', record: this.record });
+        // A follow-up message joins the history of its task now (it may have waited for a previous run).
+        if (!(await this.accept())) return;
+      } else if (this.input.createFirst) {
+        // returnImmediately: the caller is answered with the stored task, not after the agent's first call.
+        await this.submit();
       }
+      this.resolveBegun(this.record?.seq ?? 0);
       await this.input.executor.execute(new RunContext(context, abort), this);
     } catch (error) {
       if (error instanceof DuplicateMessageError) this.duplicateOf = error;
@@ -133,10 +135,8 @@ export class Execution implements TaskUpdater {
       }
       // A lost lease was reported when it was lost; the run only stops writing.
       if (!(error instanceof LeaseLostError)) this.input.onError?.(error);
-      if (!this.replied && !this.terminal && !this.fencedOut()) {
-        // The error itself goes to onError (logs), not to the client: it may hold internals.
-        await this.safely(() => this.fail('The agent failed while processing this message'));
-      }
+      // The error itself goes to onError (logs), not to the client: it may hold internals.
+      if (!this.replied && !this.terminal && !this.fencedOut() && !(await this.failSafely('The agent failed while processing this message'))) return;
     }
     if (this.duplicateOf) {
       // The agent swallowed the refused write: its run still answers as the duplicate it is.
@@ -150,7 +150,7 @@ export class Execution implements TaskUpdater {
         return;
       }
       // The agent returned without answering: record that as a failed task, never hang.
-      await this.safely(() => this.fail('The agent returned without a response'));
+      if (!(await this.failSafely('The agent returned without a response'))) return;
     }
     if (this.record && !isTerminalState(this.record.task.status.state)) {
       // Others may have written since our last write (a cancel, say): answer with the latest.
@@ -172,6 +172,61 @@ export class Execution implements TaskUpdater {
     }
   }
 
+  /**
+   * Adds the follow-up message to its task's history, with its R4 claim (a snapshot-only change,
+   * no event), and answers `started` with the task as it left it. A task that ended meanwhile
+   * refuses it (LIFE-03), a concurrent duplicate answers with its task: then false, and the
+   * agent must not run. A store failure refuses it too (the message was not recorded), and so
+   * does a message that no longer fits in the history (R16; nothing is dropped).
+   */
+  async accept(): Promise<boolean> {
+    const { context, claim, taskLimits } = this.input;
+    const message = context.message;
+    let full: A2AError | undefined;
+    try {
+      this.guard?.();
+      const { record } = await this.input.writer.update({ tenant: context.tenant, taskId: this.taskId }, (r) => {
+        if (isTerminalState(r.task.status.state)) return undefined;
+        full = taskLimits && followUpRefusal(r.task, message, taskLimits);
+        return full ? undefined : { task: appendUserMessage(r.task, message), events: [], ...(claim ? { claim } : {}) };
+      });
+      this.record = record;
+    } catch (error) {
+      if (error instanceof DuplicateMessageError) {
+        this.duplicateOf = error;
+        await this.answerDuplicate(error);
+      } else {
+        this.input.onError?.(error);
+        this.refuse(error);
+      }
+      return false;
+    }
+    if (full) {
+      this.refuse(full);
+      return false;
+    }
+    if (isTerminalState(this.record.task.status.state)) {
+      this.refuse(new UnsupportedOperationError(`Task ${this.taskId} reached a terminal state before this message could be processed`, { metadata: { taskId: this.taskId } }));
+      return false;
+    }
+    this.resolveStarted({ kind: 'task', record: this.record });
+    return true;
+  }
+
+  /**
+   * A run whose message is already in the history: reads the task as it is now. One that ended
+   * meanwhile (an earlier run finished it) settles with it, and the agent does not run.
+   */
+  private async stillOpen(): Promise<boolean> {
+    const latest = await this.input.writer.store.get(this.input.context.tenant, this.taskId);
+    if (latest) this.record = latest;
+    this.resolveStarted({ kind: 'task', record: this.record as TaskRecord });
+    if (latest && !isTerminalState(latest.task.status.state)) return true;
+    this.terminal = true;
+    this.finish();
+    return false;
+  }
+
   /** R4: answer with the task the first delivery of this message created or continued. */
   private async answerDuplicate(dup: DuplicateMessageError): Promise<void> {
     if (this.input.claim && dup.existing.fingerprint !== this.input.claim.fingerprint) {
@@ -187,24 +242,42 @@ export class Execution implements TaskUpdater {
     this.finish();
   }
 
-  /** Answers the caller with `error`; the agent does not run. */
+  /** Answers the caller with `error`; the agent does not run (or its outcome is unknown). */
   refuse(error: unknown): void {
+    this.resolveBegun(undefined);
     this.resolveStarted({ kind: 'refused', error });
     this.resolveSettled({ kind: 'refused', error });
   }
 
-  private async safely(fn: () => Promise<void>): Promise<void> {
+  /**
+   * Writes FAILED with `reason`. When that write fails too, the task as stored is not the
+   * outcome (it may still be SUBMITTED, or not exist): the caller gets an InternalError, never
+   * that stale record. false: the run is over.
+   */
+  private async failSafely(reason: string): Promise<boolean> {
     try {
-      await fn();
+      await this.fail(reason);
+      return true;
     } catch (error) {
       this.input.onError?.(error);
+      this.refuse(outcomeNotStored());
+      return false;
     }
   }
 
+  /** Shutdown gave up on this run: its caller gets `record`, the task as the server left it. */
+  cutOff(record: TaskRecord): void {
+    this.record = record;
+    this.finish();
+  }
+
   private finish(): void {
-    const outcome: Outcome = this.replied
-      ? { kind: 'message', message: this.replied }
-      : { kind: 'task', record: this.record as TaskRecord };
+    if (!this.replied && !this.record) {
+      this.refuse(outcomeNotStored());
+      return;
+    }
+    const outcome: Outcome = this.replied ? { kind: 'message', message: this.replied } : { kind: 'task', record: this.record as TaskRecord };
+    this.resolveBegun(undefined);
     this.resolveStarted(outcome);
     this.resolveSettled(outcome);
   }
@@ -220,6 +293,9 @@ export class Execution implements TaskUpdater {
   }
 
   async reply(content: Content, options: { metadata?: JsonObject } = {}): Promise<void> {
+    // returnImmediately stored the task before the agent ran, and its caller holds it: a reply
+    // made before any other change completes that task, with the reply as its status message.
+    if (this.input.createFirst && this.record?.seq === 1 && !this.replied) return this.complete(content);
     if (this.record || this.creating) throw new Error('reply() is only allowed before the task exists; use setStatus() or complete(message) instead');
     if (this.replied) throw new Error('reply() was already called');
     const message: Message = {

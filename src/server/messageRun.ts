@@ -45,8 +45,20 @@ export async function duplicateOf(deps: MessageRunDeps, req: SendMessageRequest,
   return requireTask(deps.store, { tenant, id: seen.taskId }, options.owner);
 }
 
-/** Validates the message against its task (CTX rules, LIFE-03) and starts the agent. */
-export async function startExecution(deps: MessageRunDeps, req: SendMessageRequest, ctx: CallContext): Promise<Execution> {
+/**
+ * How the caller is answered: 'settled' (a blocking SendMessage), 'started' (returnImmediately)
+ * or 'stream' (SendStreamingMessage).
+ */
+export type AnswerMode = 'settled' | 'started' | 'stream';
+
+/**
+ * Validates the message against its task (CTX rules, LIFE-03) and starts the agent. Unless the
+ * caller blocks, it is answered without waiting for the agent or an earlier run of the task: a
+ * follow-up joins the task's history now (refused at once if the task ended), and its run
+ * follows the task's current one; a new task for returnImmediately is stored before the agent runs.
+ */
+export async function startExecution(deps: MessageRunDeps, req: SendMessageRequest, call: { ctx: CallContext; answer: AnswerMode }): Promise<Execution> {
+  const { ctx } = call;
   const tenant = req.tenant ?? '';
   const message = req.message;
   if (req.configuration?.taskPushNotificationConfig && deps.agentCard.capabilities.pushNotifications !== true) {
@@ -89,6 +101,8 @@ export async function startExecution(deps: MessageRunDeps, req: SendMessageReque
     pushConfig,
     newId: deps.newId,
     onError: deps.onError,
+    recorded: existing !== undefined && call.answer !== 'settled',
+    createFirst: existing === undefined && call.answer === 'started',
     context: {
       message: stored,
       text: textOf(stored.parts),
@@ -105,7 +119,9 @@ export async function startExecution(deps: MessageRunDeps, req: SendMessageReque
   // R25: runs in one context at once (a new task only; follow-ups continue theirs).
   const release = existing ? undefined : deps.abuse?.startTask(tenant, contextId);
   if (release) void execution.settled.then(release, release);
-  // One executor per task at a time: a follow-up waits for the previous run to finish.
+  // Not blocking: the message is recorded (or refused) now, whatever runs on the task.
+  if (existing && call.answer !== 'settled' && !(await execution.accept())) return execution;
+  // One executor per task at a time: a follow-up's run waits for the previous run to finish.
   void deps.runner.schedule({ tenant, taskId, execution, abort: controller });
   return execution;
 }

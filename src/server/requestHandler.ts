@@ -248,9 +248,9 @@ export class A2ARequestHandler {
     // R4: a retry of a message already received is answered from its task; the agent does not run again.
     const duplicate = await duplicateOf(this.runDeps, req, { wait: req.configuration?.returnImmediately !== true, owner: ownerOf(ctx) });
     if (duplicate) return this.toResponse({ kind: 'task', record: duplicate }, req.configuration?.historyLength);
-    const execution = await startExecution(this.runDeps, req, ctx);
-    const wait = req.configuration?.returnImmediately ? execution.started : execution.settled;
-    return this.toResponse(await wait, req.configuration?.historyLength);
+    const immediately = req.configuration?.returnImmediately === true;
+    const execution = await startExecution(this.runDeps, req, { ctx, answer: immediately ? 'started' : 'settled' });
+    return this.toResponse(await (immediately ? execution.started : execution.settled), req.configuration?.historyLength);
   }
 
   private async sendStreamingMessage(req: SendMessageRequest, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
@@ -260,14 +260,15 @@ export class A2ARequestHandler {
     const duplicate = await duplicateOf(this.runDeps, req, { wait: false, owner: ownerOf(ctx) });
     // R4: a retried stream follows the task its first delivery started, from its current snapshot.
     if (duplicate) return this.openStream({ tenant, taskId: duplicate.task.id, start: 'snapshot', historyLength });
-    const execution = await startExecution(this.runDeps, req, ctx);
+    const execution = await startExecution(this.runDeps, req, { ctx, answer: 'stream' });
     const first = await execution.started;
     if (first.kind === 'refused') throw first.error;
     if (first.kind === 'message') return singleItem({ event: { message: first.message } });
     if (existing) {
-      // STREAM-03: a follow-up stream starts with the Task as this message left it (the message
-      // in its history), then the events the agent adds, however fast the agent is.
-      return this.openStream({ tenant, taskId: execution.taskId, start: { record: first.record }, historyLength });
+      // STREAM-03: a follow-up stream starts at once with the Task as this message left it (the
+      // message in its history), then the task's events, however fast the agent is. Its run may
+      // wait for an earlier one: an interrupted state that earlier run writes does not end it.
+      return this.openStream({ tenant, taskId: execution.taskId, start: { record: first.record }, historyLength, runBegun: execution.begun });
     }
     // A concurrent duplicate answers with the first delivery's task, not the id it was given.
     if (first.record.task.id !== execution.taskId) return this.openStream({ tenant, taskId: first.record.task.id, start: 'snapshot', historyLength });
@@ -284,7 +285,9 @@ export class A2ARequestHandler {
     return this.openStream({ tenant, taskId: req.id, start: 'snapshot' });
   }
 
-  private openStream(target: { tenant: string; taskId: string; start: TaskStreamOptions['start']; historyLength?: number | undefined }): AsyncIterable<StreamItem> {
+  private openStream(
+    target: Pick<TaskStreamOptions, 'tenant' | 'taskId' | 'start' | 'historyLength' | 'runBegun'>,
+  ): AsyncIterable<StreamItem> {
     return readTaskStream({
       store: this.store,
       bus: this.bus,

@@ -35,6 +35,12 @@ export interface TaskStreamOptions {
   historyLength?: number | undefined;
   /** Most events buffered for a slow consumer before the stream is ended with an error. */
   maxBuffered?: number;
+  /**
+   * A follow-up's stream: the seq of the task when its run began (Execution.begun). Until then
+   * it may run behind an earlier run, whose interrupted states (at or before that seq) do not
+   * end the stream; undefined: the run does not happen, and any interrupted state ends it.
+   */
+  runBegun?: Promise<number | undefined> | undefined;
 }
 
 export function stateAfter(event: StreamResponse): TaskState | undefined {
@@ -65,6 +71,8 @@ class TaskStream extends PushStream<StreamItem> {
   private pumping = false;
   private overflow = false;
   private done = false;
+  /** Known once `runBegun` settled (see TaskStreamOptions). */
+  private begunAt: { seq: number | undefined } | undefined;
 
   constructor(private readonly options: TaskStreamOptions) {
     super();
@@ -165,11 +173,35 @@ class TaskStream extends PushStream<StreamItem> {
         this.lastSeq = item.seq;
         this.deliver({ event: 'task' in item.event ? { task: this.shape(item.event.task) } : item.event, seq: item.seq });
         const state = stateAfter(item.event);
-        if (state !== undefined && isFinalForNow(state)) this.end();
+        if (state !== undefined && isFinalForNow(state)) {
+          if (isTerminalState(state) || !this.options.runBegun) this.end();
+          else this.endIfOwnRun(item.seq, this.options.runBegun);
+        }
       }
     } finally {
       this.pumping = false;
     }
+  }
+
+  /**
+   * An interrupted state at `seq` on a follow-up's stream ends it only if the follow-up's run
+   * wrote it (or will not run); until that run has begun, delivery waits.
+   */
+  private endIfOwnRun(seq: number, runBegun: Promise<number | undefined>): void {
+    const decide = (begunAt: { seq: number | undefined }): void => {
+      if (begunAt.seq === undefined || seq > begunAt.seq) this.end();
+    };
+    if (this.begunAt) {
+      decide(this.begunAt);
+      return;
+    }
+    this.reading = true;
+    void runBegun.then((begunSeq) => {
+      this.begunAt = { seq: begunSeq };
+      if (this.done) return;
+      decide(this.begunAt);
+      this.read();
+    });
   }
 
   private fillGap(before: number): void {

@@ -1,0 +1,157 @@
+/**
+ * Messages a caller does not block on, over real sockets: a follow-up to a task whose run is
+ * still going (LIFE-06, §3.3.3) and a new task with returnImmediately (MSG-02) are answered
+ * without waiting for the agent or the earlier run; the follow-up's message is recorded at once
+ * and its run comes after the earlier one. The agents here hold their runs on gates the tests
+ * open, so "answered at once" means "answered while the agent is still held".
+ */
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AgentExecutor } from '../../src/server/agentExecutor.js';
+import type { Message, Task } from '../../src/protocol/types.js';
+import { getTask, rpc, rpcResult, rpcStream, startServer, stateOf, userMessage, waitForState, within, type TestServer } from './helpers.js';
+
+const servers: TestServer[] = [];
+after(async () => {
+  for (const s of servers) await s.close();
+});
+
+/** A promise the test resolves. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+function textOf(message: Message | undefined): string {
+  return (message?.parts ?? []).map((p) => ('text' in p ? p.text : '')).join('');
+}
+
+/**
+ * First message: WORKING, then waits for `held`, then ends as `firstEnds` says. Every later
+ * message (a follow-up, ctx.task set) completes with "got <text>". `runs` logs each run's text.
+ */
+function heldAgent(held: Promise<void>, firstEnds: 'input' | 'complete', runs: string[]): AgentExecutor {
+  return {
+    async execute(ctx, task) {
+      runs.push(ctx.text);
+      if (ctx.task) {
+        await task.complete(`got ${ctx.text}`);
+        return;
+      }
+      await task.startWork('working');
+      await held;
+      if (firstEnds === 'input') await task.requireInput('anything else?');
+      else await task.complete('first done');
+    },
+  };
+}
+
+async function startFirst(s: TestServer): Promise<Task> {
+  const { task } = await rpcResult<{ task: Task }>(s.rpcUrl, 'SendMessage', { message: userMessage('first'), configuration: { returnImmediately: true } });
+  return waitForState(s.rpcUrl, task.id, 'TASK_STATE_WORKING', 5_000);
+}
+
+test('LIFE-06 MSG-02 a returnImmediately follow-up to a task still WORKING is answered at once, with its message in the history; its run follows', async () => {
+  const held = gate();
+  const runs: string[] = [];
+  const s = await startServer(heldAgent(held.opened, 'input', runs));
+  servers.push(s);
+  const first = await startFirst(s);
+
+  const followUp = userMessage('second', { taskId: first.id });
+  const answer = await within(rpc(s.rpcUrl, 'SendMessage', { message: followUp, configuration: { returnImmediately: true } }), 5_000, 'no answer');
+  assert.notEqual(answer, 'no answer', 'answered while the first run is still held');
+  const task = (answer as { result?: { task: Task } }).result?.task;
+  assert.ok(task, JSON.stringify(answer));
+  assert.equal(task.status.state, 'TASK_STATE_WORKING', 'the task as it is: the first run is still working');
+  assert.equal(task.history?.at(-1)?.messageId, followUp.messageId, 'the message is in the history now');
+  assert.equal((await getTask(s.rpcUrl, first.id)).history?.at(-1)?.messageId, followUp.messageId, 'and stored');
+  assert.deepEqual(runs, ['first'], 'the agent has not run for it yet');
+
+  held.open();
+  const done = await waitForState(s.rpcUrl, first.id, 'TASK_STATE_COMPLETED', 5_000);
+  assert.deepEqual(runs, ['first', 'second'], 'its run came after the first');
+  assert.equal(textOf(done.status.message), 'got second');
+  assert.equal(done.history?.filter((m) => m.messageId === followUp.messageId).length, 1, 'recorded once');
+});
+
+test('LIFE-06 STREAM-03 a streamed follow-up to a task still WORKING starts at once with the snapshot and follows its own run, past the earlier run\'s INPUT_REQUIRED', async () => {
+  const held = gate();
+  const runs: string[] = [];
+  const s = await startServer(heldAgent(held.opened, 'input', runs));
+  servers.push(s);
+  const first = await startFirst(s);
+
+  const followUp = userMessage('streamed', { taskId: first.id });
+  const opened = await within(rpcStream(s.rpcUrl, 'SendStreamingMessage', { message: followUp }), 5_000, 'no headers');
+  assert.notEqual(opened, 'no headers', 'the response started while the first run is held');
+  const stream = opened as Exclude<typeof opened, string>;
+  assert.equal(stream.status, 200);
+  await stream.waitFor((events) => events.some((e) => e.data !== undefined), 5_000, 'the snapshot');
+  const snapshot = stream.payloads[0] as { task: Task };
+  assert.equal(snapshot.task.status.state, 'TASK_STATE_WORKING');
+  assert.equal(snapshot.task.history?.at(-1)?.messageId, followUp.messageId);
+
+  held.open();
+  await within(stream.ended, 5_000, undefined);
+  assert.ok(stream.isEnded, 'the stream ended');
+  const states = stream.payloads.map(stateOf).filter((state) => state !== undefined);
+  assert.deepEqual(states, ['TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED'], 'the earlier run\'s question, then its own answer');
+  assert.deepEqual(runs, ['first', 'streamed']);
+});
+
+test('LIFE-03 a follow-up queued behind a run that ends the task: a returnImmediately caller keeps its recorded message (the agent does not run), a blocking caller is refused', async () => {
+  const held = gate();
+  const runs: string[] = [];
+  const s = await startServer(heldAgent(held.opened, 'complete', runs));
+  servers.push(s);
+  const first = await startFirst(s);
+
+  const queued = userMessage('queued', { taskId: first.id });
+  const immediate = (await rpcResult<{ task: Task }>(s.rpcUrl, 'SendMessage', { message: queued, configuration: { returnImmediately: true } })).task;
+  assert.equal(immediate.history?.at(-1)?.messageId, queued.messageId);
+  const blocking = rpc(s.rpcUrl, 'SendMessage', { message: userMessage('blocked', { taskId: first.id }) });
+  held.open();
+  const refused = await blocking;
+  assert.equal(refused.error?.code, -32004, JSON.stringify(refused));
+  const done = await getTask(s.rpcUrl, first.id);
+  assert.equal(done.status.state, 'TASK_STATE_COMPLETED');
+  assert.equal(textOf(done.status.message), 'first done');
+  assert.ok(done.history?.some((m) => m.messageId === queued.messageId), 'the returnImmediately message stays recorded');
+  assert.deepEqual(runs, ['first'], 'the agent ran for neither');
+});
+
+test('MSG-02 returnImmediately answers with the stored SUBMITTED task before the agent makes its first call', async () => {
+  const held = gate();
+  const s = await startServer({
+    async execute(_ctx, task) {
+      await held.opened; // slow work (an LLM call, say) before anything is reported
+      await task.complete('done');
+    },
+  });
+  servers.push(s);
+  const answer = await within(rpc(s.rpcUrl, 'SendMessage', { message: userMessage('think'), configuration: { returnImmediately: true } }), 5_000, 'no answer');
+  assert.notEqual(answer, 'no answer', 'answered while the agent has not called the updater');
+  const task = (answer as { result?: { task: Task } }).result?.task;
+  assert.ok(task, JSON.stringify(answer));
+  assert.equal(task.status.state, 'TASK_STATE_SUBMITTED');
+  assert.equal((await getTask(s.rpcUrl, task.id)).status.state, 'TASK_STATE_SUBMITTED', 'stored');
+  held.open();
+  await waitForState(s.rpcUrl, task.id, 'TASK_STATE_COMPLETED', 5_000);
+});
+
+test('MSG-02 returnImmediately and an agent that replies with a Message: the caller holds the task, the reply completes it', async () => {
+  const s = await startServer({
+    async execute(_ctx, task) {
+      await task.reply('pong');
+    },
+  });
+  servers.push(s);
+  const { task } = await rpcResult<{ task: Task }>(s.rpcUrl, 'SendMessage', { message: userMessage('ping'), configuration: { returnImmediately: true } });
+  const done = await waitForState(s.rpcUrl, task.id, 'TASK_STATE_COMPLETED', 5_000);
+  assert.equal(textOf(done.status.message), 'pong');
+  // Blocking, the same agent still answers with a Message and no task.
+  const blocking = await rpcResult<{ message?: Message }>(s.rpcUrl, 'SendMessage', { message: userMessage('ping') });
+  assert.equal(textOf(blocking.message), 'pong');
+});
