@@ -32,6 +32,7 @@ import type { AgentExecutor } from './agentExecutor.js';
 import { LocalEventBus, type EventBus } from './eventBus.js';
 import type { Outcome } from './execution.js';
 import { detachedExecution, takeOverTask } from './detachedRun.js';
+import { settleCutOffRuns } from './cutOffRuns.js';
 import { duplicateOf, startExecution, type MessageRunDeps } from './messageRun.js';
 import { MemoryTaskStore } from './stores/memoryStore.js';
 import type { TaskStore } from './stores/taskStore.js';
@@ -333,9 +334,12 @@ export class A2ARequestHandler {
     return { task: shapeTask(outcome.record.task, { historyLength }) };
   }
 
-  /** Waits for running executions (graceful shutdown), aborting them after `timeoutMs`. */
+  /**
+   * Graceful shutdown: waits for running executions, aborts them after `timeoutMs`, waits
+   * SHUTDOWN_GRACE_MS more, then settles the runs cut short (cutOffRuns.ts) and stops waiting.
+   */
   async drain(timeoutMs: number): Promise<void> {
-    await this.runner.drain(timeoutMs);
+    await this.runner.drain({ timeoutMs, onCutOff: (tasks) => settleCutOffRuns(this.runDeps, tasks) });
     // Deliveries not yet made stay in the outbox for the next start.
     await this.push?.dispatcher?.stop();
   }

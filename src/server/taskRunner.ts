@@ -13,6 +13,10 @@ import { taskKey as keyOf } from './taskKey.js';
 
 /** The runs of one task: the running one and those queued behind it. */
 interface Running {
+  tenant: string;
+  taskId: string;
+  /** The runs' executions, in queue order, and the handles that abort them. */
+  executions: Execution[];
   aborts: LazyAbort[];
   /** Settles when the last queued run has finished. */
   done: Promise<unknown>;
@@ -36,6 +40,29 @@ interface Scheduled {
 }
 
 const DONE: Promise<unknown> = Promise.resolve();
+
+/**
+ * How long shutdown waits, after aborting the runs still going at its deadline, for them to
+ * notice ctx.signal and end; an agent that ignores it is given up on after this.
+ */
+export const SHUTDOWN_GRACE_MS = 1_000;
+
+/** A task whose runs were aborted at the shutdown deadline. */
+export interface CutOffTask {
+  tenant: string;
+  taskId: string;
+  /** Its runs that had not ended by the grace deadline (their callers still wait). */
+  hanging: Execution[];
+}
+
+export interface DrainOptions {
+  /** How long running executions may take before they are aborted. */
+  timeoutMs: number;
+  /** Then how long they get to end (default SHUTDOWN_GRACE_MS). */
+  graceMs?: number;
+  /** The tasks whose runs were aborted, before leases are handed over. */
+  onCutOff?: (tasks: CutOffTask[]) => Promise<void>;
+}
 
 export class TaskRunner {
   readonly leases: LeaseKeeper | undefined;
@@ -65,11 +92,12 @@ export class TaskRunner {
     const entry = this.running.get(key);
     if (!entry) {
       // Nothing runs on this task: start now (the common case, without a queue to chain on).
-      const fresh: Running = { aborts: [target.abort], done: DONE, queued: 1 };
+      const fresh: Running = { tenant: target.tenant, taskId: target.taskId, executions: [target.execution], aborts: [target.abort], done: DONE, queued: 1 };
       this.running.set(key, fresh);
       fresh.done = this.runQueued(target, fresh, key);
       return fresh.done;
     }
+    entry.executions.push(target.execution);
     entry.aborts.push(target.abort);
     entry.queued++;
     const next = () => this.runQueued(target, entry, key);
@@ -83,7 +111,10 @@ export class TaskRunner {
       await this.run(target);
     } finally {
       const at = entry.aborts.indexOf(target.abort);
-      if (at >= 0) entry.aborts.splice(at, 1);
+      if (at >= 0) {
+        entry.aborts.splice(at, 1);
+        entry.executions.splice(at, 1);
+      }
       if (--entry.queued === 0) this.running.delete(key);
     }
   }
@@ -98,15 +129,31 @@ export class TaskRunner {
     for (const abort of this.running.get(keyOf(tenant, taskId))?.aborts ?? []) abort.abort();
   }
 
-  /** Waits for running executions, aborting them after `timeoutMs`; then hands leases over (R24). */
-  async drain(timeoutMs: number): Promise<void> {
+  /**
+   * Waits for running executions; at `timeoutMs` aborts those still going and gives them
+   * `graceMs` more to end, then stops waiting for them (an agent may ignore its signal) and hands
+   * the aborted tasks to `onCutOff`; then expires the leases of runs cut short (R24).
+   */
+  async drain(options: DrainOptions): Promise<void> {
     this.shuttingDown = true;
     const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
-    const timer = setTimeout(() => {
-      for (const r of this.running.values()) for (const abort of r.aborts) abort.abort();
-    }, timeoutMs);
-    await all;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<Running[]>((resolve) => {
+      timer = setTimeout(() => {
+        const aborted = [...this.running.values()];
+        for (const r of aborted) for (const abort of r.aborts) abort.abort();
+        resolve(aborted);
+      }, options.timeoutMs);
+    });
+    const aborted = await Promise.race([all.then(() => undefined), deadline]);
     clearTimeout(timer);
+    if (aborted) {
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([all, new Promise((resolve) => (grace = setTimeout(resolve, options.graceMs ?? SHUTDOWN_GRACE_MS)))]);
+      clearTimeout(grace);
+      const cut = aborted.map((r) => ({ tenant: r.tenant, taskId: r.taskId, hanging: [...r.executions] }));
+      await options.onCutOff?.(cut).catch((error: unknown) => this.options.onError?.(error));
+    }
     // Leases of runs cut short expire now: another instance takes those tasks over.
     await this.leases?.stop();
   }

@@ -9,6 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Task } from '../../src/protocol/types.js';
 import { startServe, type A2AProcess } from '../cli/cliHelpers.js';
 import { createDemoAgent } from '../../src/cli/agents/demo.js';
+import { SHUT_DOWN_MESSAGE } from '../../src/server/cutOffRuns.js';
 import { request, rpcBody, rpcResult, rpcStream, startServer, stateOf, userMessage, waitUntil, within, type HttpResult, type SseClient } from './helpers.js';
 
 const procs: A2AProcess[] = [];
@@ -137,3 +138,34 @@ test(
     }
   },
 );
+
+test('in process: close() resolves although an agent ignores ctx.signal; its blocking caller and the memory store get FAILED ("the server shut down")', async () => {
+  const errors: unknown[] = [];
+  const working: string[] = [];
+  const s = await startServer(
+    {
+      async execute(ctx, task) {
+        await task.startWork('working');
+        working.push(ctx.text);
+        if (ctx.text === 'hang') await new Promise(() => undefined); // never looks at ctx.signal
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)); // returns, still WORKING
+      },
+    },
+    { onError: (e) => errors.push(e) },
+    { shutdownTimeoutMs: 300 },
+  );
+  const store = s.handler.requestHandler.store;
+  const quiet = (await rpcResult<{ task: Task }>(s.rpcUrl, 'SendMessage', { message: userMessage('quiet'), configuration: { returnImmediately: true } })).task;
+  const blocking = request(s.rpcUrl, { body: rpcBody('SendMessage', { message: userMessage('hang') }), headers: { 'content-type': 'application/json' }, timeoutMs: 10_000 });
+  await waitUntil(() => working.length === 2, 5_000, 'both runs WORKING');
+  const closed = await within(s.close().then(() => 'closed'), 8_000, 'pending');
+  assert.equal(closed, 'closed', 'close() resolved');
+  const res = await blocking;
+  assert.equal(res.status, 200, res.text);
+  const answered = (res.json as { result: { task: Task } }).result.task;
+  assert.equal(answered.status.state, 'TASK_STATE_FAILED');
+  assert.equal(answered.status.message?.parts.map((p) => ('text' in p ? p.text : '')).join(''), SHUT_DOWN_MESSAGE);
+  const left = await store.get('', quiet.id);
+  assert.equal(left?.task.status.state, 'TASK_STATE_FAILED', 'the run that returned on abort left no WORKING task behind');
+  assert.deepEqual(errors, []);
+});

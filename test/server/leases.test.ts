@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { A2ARequestHandler, INSTANCE_STOPPED_MESSAGE, type CallContext } from '../../src/server/requestHandler.js';
+import { SHUT_DOWN_MESSAGE } from '../../src/server/cutOffRuns.js';
 import { LocalEventBus } from '../../src/server/eventBus.js';
 import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
 import type { AgentExecutor } from '../../src/server/agentExecutor.js';
@@ -55,17 +56,29 @@ function deadAfterAcquire(store: MemoryTaskStore): LeaseStore {
   };
 }
 
-function instances(options: { resumable?: boolean; aliveA?: boolean } = {}) {
+/** Works and never returns, whatever its signal says (on a re-run too). */
+function hangingAgent(log: string[]): AgentExecutor {
+  return {
+    async execute(c, task) {
+      log.push(c.task ? 'resumed' : 'started');
+      await task.startWork('working');
+      await new Promise(() => undefined);
+    },
+  };
+}
+
+function instances(options: { resumable?: boolean; aliveA?: boolean; hangingA?: boolean } = {}) {
   const store = new MemoryTaskStore();
   const bus = new LocalEventBus();
   const logA: string[] = [];
   const logB: string[] = [];
   const a = new A2ARequestHandler({
     agentCard: card,
-    executor: slowAgent(logA),
+    executor: options.hangingA ? hangingAgent(logA) : slowAgent(logA),
     store,
     bus,
     leases: { owner: 'A', ttlMs: TTL, ...(options.aliveA === false ? { store: deadAfterAcquire(store) } : {}) },
+    resumable: options.resumable === true,
   });
   const b = new A2ARequestHandler({
     agentCard: card,
@@ -130,12 +143,25 @@ test('a cancel made on B aborts the run on A', async () => {
   await Promise.all([a.drain(0), b.drain(0)]);
 });
 
-test('R24 a draining instance hands its unfinished task over at once (no TTL wait)', async () => {
-  const { a, b, logA } = instances();
+test('R24 a draining instance hands its unfinished task of a resumable agent over at once (no TTL wait), even when its run ignores the signal', async () => {
+  const { a, b, logA, logB } = instances({ resumable: true, hangingA: true });
+  const id = await startOnA(a);
+  await eventually(async () => (logA.includes('started') ? true : undefined), 'A to start');
+  // A's run never ends: drain gives up on it after the grace, leaves the task WORKING and expires its lease.
+  await a.drain(0);
+  await eventually(async () => ((await stateOn(b, id)).status.state === 'TASK_STATE_COMPLETED' ? true : undefined), 'B to take over and resume', TTL * 4);
+  assert.deepEqual(logB, ['resumed']);
+  await b.drain(0);
+});
+
+test('R24 a draining instance fails the unfinished task of an agent that is not resumable, saying the server shut down', async () => {
+  const { a, b, logA } = instances({ hangingA: true });
   const id = await startOnA(a);
   await eventually(async () => (logA.includes('started') ? true : undefined), 'A to start');
   await a.drain(0);
-  await eventually(async () => ((await stateOn(b, id)).status.state === 'TASK_STATE_FAILED' ? true : undefined), 'B to take over', TTL * 4);
+  const failed = await stateOn(b, id);
+  assert.equal(failed.status.state, 'TASK_STATE_FAILED');
+  assert.equal(failed.status.message?.parts.map((p) => ('text' in p ? p.text : '')).join(''), SHUT_DOWN_MESSAGE);
   await b.drain(0);
 });
 
