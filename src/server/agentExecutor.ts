@@ -44,9 +44,10 @@ export interface CancelContext {
 export interface AgentExecutor {
   execute(ctx: RequestContext, task: TaskUpdater): Promise<void>;
   /**
-   * Optional. Called on CancelTask while the task is not terminal. The running execute() has
-   * its signal aborted either way; if the task is still not terminal afterwards the server
-   * marks it CANCELED. Throw TaskNotCancelableError to refuse.
+   * Optional. Called on CancelTask while the task is not terminal, before anything else: then,
+   * if the task is still not terminal, the server marks it CANCELED and aborts the running
+   * execute()'s signal. Throw TaskNotCancelableError to refuse. `ctx.signal` aborts at the
+   * deadline (`cancelTimeoutMs`, 30 s): the cancel then goes on without waiting for this.
    */
   cancel?(ctx: CancelContext, task: TaskUpdater): Promise<void>;
 }

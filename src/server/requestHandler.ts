@@ -29,6 +29,7 @@ import type {
   StreamingOperationName,
 } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
+import type { TaskUpdater } from './taskUpdater.js';
 import { LocalEventBus, type EventBus } from './eventBus.js';
 import type { Outcome } from './execution.js';
 import { detachedExecution, takeOverTask } from './detachedRun.js';
@@ -98,6 +99,11 @@ export interface RequestHandlerOptions {
   resumable?: boolean;
   /** R25: per-caller request rate and streams, tasks per context (all off by default). */
   abuseLimits?: AbuseLimitOptions;
+  /**
+   * The deadline of the agent's cancel() (CancelContext.signal, default 30 s). A cancel() still
+   * running then is no longer waited for: the task is canceled anyway.
+   */
+  cancelTimeoutMs?: number;
 }
 
 export { INSTANCE_STOPPED_MESSAGE } from './detachedRun.js';
@@ -304,9 +310,7 @@ export class A2ARequestHandler {
       new TaskNotCancelableError(`Task ${req.id} is in a terminal state and cannot be canceled`, { metadata: { taskId: req.id } });
     if (isTerminalState(record.task.status.state)) throw notCancelable();
     const updater = detachedExecution(this.runDeps, record);
-    if (this.executor.cancel) {
-      await this.executor.cancel({ task: record.task, tenant, signal: AbortSignal.timeout(30_000) }, updater);
-    }
+    if (this.executor.cancel) await this.agentCancel(this.executor.cancel.bind(this.executor), { task: record.task, tenant, updater });
     // CANCELED is written before the running agent is stopped, so whatever it does next is
     // dropped (LIFE-02) and blocking callers see the canceled task (MSG-01).
     if (!updater.isTerminal) await updater.cancel();
@@ -320,6 +324,32 @@ export class A2ARequestHandler {
   /** The card declares `capabilities.extendedAgentCard` and an extended card is configured (which needs authentication, §13.3). */
   get servesExtendedCard(): boolean {
     return this.agentCard.capabilities.extendedAgentCard === true && this.options.extendedAgentCard !== undefined;
+  }
+
+  /**
+   * The agent's cancel(), until its signal's deadline: one that throws (TaskNotCancelableError)
+   * refuses the cancel; one still running then is left behind (reported to onError), and the
+   * cancel proceeds, so CancelTask never hangs on the agent.
+   */
+  private async agentCancel(cancel: NonNullable<AgentExecutor['cancel']>, call: { task: Task; tenant: string; updater: TaskUpdater }): Promise<void> {
+    const timeoutMs = this.options.cancelTimeoutMs ?? 30_000;
+    const deadline = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<'deadline'>((resolve) => {
+      timer = setTimeout(() => {
+        deadline.abort(new DOMException('cancel() deadline reached', 'TimeoutError'));
+        resolve('deadline');
+      }, timeoutMs);
+    });
+    // Called in a microtask, so that one throwing at once also ends up in the race below.
+    const running = Promise.resolve().then(() => cancel({ task: call.task, tenant: call.tenant, signal: deadline.signal }, call.updater));
+    try {
+      if ((await Promise.race([running, expired])) !== 'deadline') return;
+    } finally {
+      clearTimeout(timer);
+    }
+    running.catch((error: unknown) => this.options.onError?.(error));
+    this.options.onError?.(new Error(`cancel() of task ${call.task.id} did not finish within ${timeoutMs} ms; the task is canceled without it`));
   }
 
   private async getExtendedAgentCard(ctx: CallContext): Promise<AgentCard> {
