@@ -64,7 +64,9 @@ test('R5 a cancel() that hangs past its deadline does not hang CancelTask: the t
     onError: (e) => errors.push(e),
   });
   const id = await startTask(h, log);
-  const answer = await Promise.race([h.unary('cancelTask', { id }, ctx), new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5_000))]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const answer = await Promise.race([h.unary('cancelTask', { id }, ctx), new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), 5_000)))]);
+  clearTimeout(timer);
   assert.notEqual(answer, 'hung', 'CancelTask answered');
   assert.equal((answer as Task).status.state, 'TASK_STATE_CANCELED');
   assert.equal(deadline?.aborted, true, 'cancel() was told through its signal');
