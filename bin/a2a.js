@@ -1,6 +1,24 @@
 #!/usr/bin/env node
-// The `a2a` command. The package ships TypeScript sources; tsx compiles them on load.
-import { register } from 'tsx/esm/api';
+// The `a2a` command.
+// - Installed from npm (no src/ beside bin/): runs the compiled dist/cli/main.js on plain node.
+// - In a checkout of the repository (src/ present): runs the TypeScript sources through tsx (a
+//   devDependency), with the `a2a-kit-source` export condition on, so an agent module that
+//   imports `a2a-kit/...` gets the same sources; a stale or missing dist/ never runs.
+import { existsSync } from 'node:fs';
+import { register } from 'node:module';
+import { URL } from 'node:url';
 
-register();
-await import('../src/cli/main.ts');
+const sources = new URL('../src/cli/main.ts', import.meta.url);
+
+if (existsSync(sources)) {
+  const tsx = await import('tsx/esm/api');
+  tsx.register();
+  // Registered after tsx, so it runs first and hands the condition on to tsx and node.
+  const addSourceCondition =
+    'export function resolve(specifier, context, next) {' +
+    " return next(specifier, { ...context, conditions: [...context.conditions, 'a2a-kit-source'] }); }";
+  register(`data:text/javascript,${encodeURIComponent(addSourceCondition)}`);
+  await import(sources.href);
+} else {
+  await import('../dist/cli/main.js');
+}

@@ -8,6 +8,7 @@ import { conformanceAgent, conformanceCard } from './conformance.js';
 import { demoAgent, demoCard } from './demo.js';
 import { CliError, EXIT } from '../errors.js';
 import { readOptionFile } from '../optionFile.js';
+import { missingLoaderMessage, needsTypeScriptLoader, registerTypeScriptLoader } from './typescriptLoader.js';
 
 const BUILTIN = new Set(['demo', 'conformance']);
 
@@ -28,10 +29,13 @@ export async function loadAgent(name: string, what = `--agent ${name}`): Promise
 
 /** Imports a user module; a missing file or one that fails to load is a setup error. */
 async function importModule(path: string, what: string): Promise<Record<string, unknown>> {
+  if (needsTypeScriptLoader(path)) await registerTypeScriptLoader(path);
   try {
     return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (error) {
     if (!existsSync(path)) throw setupError(`${what}: no such file (${path})`);
+    const missingLoader = missingLoaderMessage(path, error);
+    if (missingLoader) throw setupError(`${what}: ${missingLoader}`);
     throw setupError(`${what}: the module failed to load: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -1,0 +1,47 @@
+/**
+ * Lets `a2a serve --agent ./my-agent.ts` (and `--tenants`) load a TypeScript module when the CLI
+ * runs as compiled JavaScript (the npm package): tsx — an optional peer dependency — is
+ * registered once, found next to a2a-kit or else next to the module. Where the CLI itself runs
+ * from the TypeScript sources (a checkout: bin/a2a.js, the tests), a loader is already active.
+ */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+const TYPESCRIPT_MODULE = /\.(?:ts|mts|cts|tsx)$/i;
+
+interface TsxApi {
+  register: () => unknown;
+}
+
+let registered: Promise<boolean> | undefined;
+
+/** True when `path` is TypeScript and this process has no TypeScript loader yet. */
+export function needsTypeScriptLoader(path: string): boolean {
+  return TYPESCRIPT_MODULE.test(path) && !import.meta.url.endsWith('.ts');
+}
+
+/** Registers tsx once; false when tsx is installed neither beside a2a-kit nor beside `path`. */
+export function registerTypeScriptLoader(path: string): Promise<boolean> {
+  registered ??= findTsx(path).then((tsx) => {
+    tsx?.register();
+    return tsx !== undefined;
+  });
+  return registered;
+}
+
+async function findTsx(path: string): Promise<TsxApi | undefined> {
+  const besideKit = await import('tsx/esm/api').catch(() => undefined);
+  if (besideKit) return besideKit;
+  try {
+    const resolved = createRequire(path).resolve('tsx/esm/api');
+    return (await import(pathToFileURL(resolved).href)) as TsxApi;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The one-line explanation when `error` is node refusing a TypeScript `path` (no loader), else undefined. */
+export function missingLoaderMessage(path: string, error: unknown): string | undefined {
+  if (!TYPESCRIPT_MODULE.test(path) || (error as { code?: unknown } | null)?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') return undefined;
+  return 'a TypeScript module needs tsx to load: install it in your project (npm install --save-dev tsx), or compile the module to JavaScript';
+}
