@@ -30,7 +30,7 @@ export interface RequestContext {
   /** The negotiated protocol version. */
   readonly protocolVersion: string;
   /** The authenticated caller, when the server enforces the card's security schemes. */
-  readonly principal?: Principal;
+  readonly principal?: Principal | undefined;
   /** Aborted when the task is canceled or the server shuts down. */
   readonly signal: AbortSignal;
 }

@@ -59,9 +59,9 @@ export interface CallContext {
   /** Aborted when the caller goes away; tasks keep running (STREAM-06). */
   signal?: AbortSignal;
   /** SSE Last-Event-ID: resume a task stream after this sequence number (R7). */
-  lastEventId?: number;
+  lastEventId?: number | undefined;
   /** The authenticated caller, when the server enforces the card's security schemes (issue 8). */
-  principal?: Principal;
+  principal?: Principal | undefined;
   /** The caller's network address (keys the abuse limits of anonymous callers). */
   remoteAddress?: string;
 }

@@ -16,9 +16,14 @@ export interface A2AProcess {
 }
 
 export function runA2A(args: string[], env: Record<string, string> = {}): A2AProcess {
-  const child = spawn(process.execPath, [A2A_BIN, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
+  return spawnA2A({ bin: A2A_BIN, args, cwd: REPO_ROOT, env: { ...process.env, ...env } });
+}
+
+/** Runs an `a2a` executable (this repo's, or one installed from the package) with node. */
+export function spawnA2A(options: { bin: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv }): A2AProcess {
+  const child = spawn(process.execPath, [options.bin, ...options.args], {
+    cwd: options.cwd,
+    env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
