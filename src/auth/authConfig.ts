@@ -88,10 +88,14 @@ export interface AuthConfig {
   clockSkewSeconds?: number;
   /** How long a fetched JWKS / discovery document is used before it is fetched again (default 600 s). */
   jwksCacheSeconds?: number;
-  /** Least time between fetches when a token names a key the cached JWKS lacks (default 30 s). */
+  /**
+   * Least time between fetches when a token names a key the cached JWKS lacks, and how long a
+   * failed fetch is remembered (answered without fetching again) while no key set is cached (default 30 s).
+   */
   jwksCooldownSeconds?: number;
   /**
-   * Fetches JWKS and discovery documents. Default: the runtime's fetch (10 s, 1 MiB). The Node
+   * Fetches JWKS and discovery documents. Default: the runtime's fetch (10 s, no redirects, the
+   * body streamed and aborted past 1 MiB; no SSRF guard: only operator-configured URLs). The Node
    * hosts (`serveAgent()`, `a2a serve`) supply `nodeJsonFetcher()`: through the SSRF guard.
    */
   fetchJson?: JsonFetcher;

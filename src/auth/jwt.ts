@@ -6,6 +6,7 @@
  */
 import { createLocalJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { InternalError } from '../protocol/errors.js';
+import { fetchCappedJson, redact } from '../net/cappedBody.js';
 import type { JsonFetcher, JwtVerifierConfig, VerifiedIdentity } from './authConfig.js';
 
 /** A credential the server does not accept; `description` is safe to send (error_description). */
@@ -16,24 +17,13 @@ export class CredentialRejected extends Error {
 export const DEFAULT_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
-/** The runtime's fetch (any platform): 10 s, no redirects, 1 MiB. Node hosts use nodeJsonFetcher. */
-export const runtimeJsonFetcher: JsonFetcher = async (url) => {
-  const res = await fetch(url, { headers: { accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(10_000) });
-  if (!res.ok) throw new Error(`GET ${redact(url)} answered HTTP ${res.status}`);
-  const text = await res.text();
-  if (text.length > MAX_DOCUMENT_BYTES) throw new Error(`GET ${redact(url)}: document larger than ${MAX_DOCUMENT_BYTES} bytes`);
-  return JSON.parse(text) as unknown;
-};
-
-/** A URL for messages: no userinfo, query or fragment. */
-export function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
-}
+/**
+ * The runtime's fetch (any platform): 10 s, no redirects, the body streamed up to 1 MiB (aborted
+ * beyond). No SSRF guard here (runtime-neutral): it only fetches URLs the operator configured —
+ * `jwks`, the card's discovery URL, and the `jwks_uri` of that discovery document — never one a
+ * caller chose. Node hosts use nodeJsonFetcher (the SSRF guard on top).
+ */
+export const runtimeJsonFetcher: JsonFetcher = (url) => fetchCappedJson(url, { maxBytes: MAX_DOCUMENT_BYTES, timeoutMs: 10_000, accept: 'application/json' });
 
 interface KeySetOptions {
   /** The JWKS URL (may need discovery first). */
@@ -43,11 +33,17 @@ interface KeySetOptions {
   cooldownMs: number;
 }
 
-/** A remote JWKS: cached, fetched once for concurrent callers, refetched for an unknown `kid`. */
+/**
+ * A remote JWKS: cached, fetched once for concurrent callers, refetched for an unknown `kid`.
+ * A failed fetch is remembered for `cooldownMs`: with no key set cached, the tokens arriving
+ * meanwhile are answered "key set unavailable" without another fetch, so an identity provider
+ * that is down is not asked once per request.
+ */
 export class RemoteKeySet {
   private keys: JWTVerifyGetKey | undefined;
   private fetchedAt = 0;
   private pending: Promise<void> | undefined;
+  private failure: { cause: Error; at: number } | undefined;
 
   constructor(private readonly options: KeySetOptions) {}
 
@@ -66,6 +62,7 @@ export class RemoteKeySet {
 
   private async refresh(force: boolean): Promise<void> {
     if (this.keys && !force && Date.now() - this.fetchedAt < this.options.cacheMs) return;
+    if (!this.keys && this.failure && Date.now() - this.failure.at < this.options.cooldownMs) throw unavailable(this.failure.cause);
     this.pending ??= this.load().finally(() => {
       this.pending = undefined;
     });
@@ -79,30 +76,43 @@ export class RemoteKeySet {
       const doc = await this.options.fetchJson(url);
       this.keys = createLocalJWKSet(doc as Parameters<typeof createLocalJWKSet>[0]);
       this.fetchedAt = Date.now();
+      this.failure = undefined;
     } catch (error) {
       // A stale key set beats none; retry after the cooldown.
       if (this.keys) {
         this.fetchedAt = Date.now() - this.options.cacheMs + this.options.cooldownMs;
         return;
       }
-      throw new InternalError('The server cannot verify tokens right now (key set unavailable)', {
-        cause: new Error(`JWKS ${url ? redact(url) : '(discovery)'}: ${error instanceof Error ? error.message : String(error)}`),
-      });
+      const cause = new Error(`JWKS ${url ? redact(url) : '(discovery)'}: ${error instanceof Error ? error.message : String(error)}`);
+      this.failure = { cause, at: Date.now() };
+      throw unavailable(cause);
     }
   }
 }
 
-/** OpenID Connect discovery / RFC 8414 metadata: `issuer` and `jwks_uri`, fetched once. */
-export function discovery(url: string, fetchJson: JsonFetcher): () => Promise<{ issuer?: string; jwksUri: string }> {
+function unavailable(cause: Error): InternalError {
+  return new InternalError('The server cannot verify tokens right now (key set unavailable)', { cause });
+}
+
+/**
+ * OpenID Connect discovery / RFC 8414 metadata: `issuer` and `jwks_uri`, fetched once. A failure
+ * is the answer for `cooldownMs`, then the next call fetches again.
+ */
+export function discovery(url: string, fetchJson: JsonFetcher, cooldownMs: number): () => Promise<{ issuer?: string; jwksUri: string }> {
   let pending: Promise<{ issuer?: string; jwksUri: string }> | undefined;
+  let failedAt: number | undefined;
   return () => {
+    if (failedAt !== undefined && Date.now() - failedAt >= cooldownMs) {
+      pending = undefined;
+      failedAt = undefined;
+    }
     pending ??= (async () => {
       const doc = (await fetchJson(url)) as { issuer?: unknown; jwks_uri?: unknown } | null;
       if (typeof doc?.jwks_uri !== 'string') throw new Error(`${redact(url)} has no jwks_uri`);
       return { jwksUri: doc.jwks_uri, ...(typeof doc.issuer === 'string' ? { issuer: doc.issuer } : {}) };
     })();
     pending.catch(() => {
-      pending = undefined;
+      failedAt ??= Date.now();
     });
     return pending;
   };
@@ -140,7 +150,7 @@ export interface JwtVerifierInit {
 /** A token → identity function for one scheme; throws CredentialRejected for a bad token. */
 export function jwtVerifier(init: JwtVerifierInit): (token: string) => Promise<VerifiedIdentity> {
   const { config, scheme } = init;
-  const discover = init.discoveryUrl && (config.jwks === undefined || config.issuer === undefined) ? discovery(init.discoveryUrl, init.fetchJson) : undefined;
+  const discover = init.discoveryUrl && (config.jwks === undefined || config.issuer === undefined) ? discovery(init.discoveryUrl, init.fetchJson, init.cooldownMs) : undefined;
   if (config.jwks === undefined && !discover) throw new Error(`auth: scheme "${scheme}" needs "jwks" (a URL or a key set)`);
   if (config.issuer === undefined && !discover) throw new Error(`auth: scheme "${scheme}" needs "issuer"`);
   if (config.audience === undefined) throw new Error(`auth: scheme "${scheme}" needs "audience" (tokens minted for other services must not pass)`);

@@ -5,7 +5,7 @@
 import { guardedFetch } from '../net/guardedFetch.js';
 import type { SsrfOptions } from '../net/ssrfGuard.js';
 import type { JsonFetcher } from './authConfig.js';
-import { redact } from './jwt.js';
+import { redact } from '../net/cappedBody.js';
 
 const MAX_BYTES = 1024 * 1024;
 

@@ -8,6 +8,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { deadlineSignal } from './cappedBody.js';
 import { resolveVetted, vetUrl, type SsrfOptions } from './ssrfGuard.js';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -32,23 +33,6 @@ export interface GuardedResponse {
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
   truncated: boolean;
-}
-
-/** The caller's signal and the deadline as one signal (AbortSignal.any is Node >= 20.3). */
-function deadlineSignal(timeoutMs: number, caller: AbortSignal | undefined): AbortSignal {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  if (!caller) return timeout;
-  const any = (AbortSignal as { any?: (signals: AbortSignal[]) => AbortSignal }).any;
-  if (any) return any([caller, timeout]);
-  const controller = new AbortController();
-  for (const signal of [caller, timeout]) {
-    if (signal.aborted) {
-      controller.abort(signal.reason);
-      break;
-    }
-    signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
-  }
-  return controller.signal;
 }
 
 function abortReason(signal: AbortSignal): Error {

@@ -8,6 +8,7 @@ import { createAuthenticator } from '../auth/authenticator.js';
 import { BindingContext } from '../bindings/bindingContext.js';
 import { handleJsonRpc } from '../bindings/jsonrpc/server.js';
 import { handleRest } from '../bindings/rest/server.js';
+import { readCappedBytes } from '../net/cappedBody.js';
 import { PayloadTooLargeError } from '../protocol/errors.js';
 import { PROTOCOL_VERSION } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
@@ -227,28 +228,11 @@ async function readLimited(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > limit) throw new PayloadTooLargeError(`Request body exceeds ${limit} bytes`);
   if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read().catch((error: unknown) => {
-      // The client went away mid-body: not a server fault (not reported to onError).
-      throw request.signal.aborted ? new RequestAbortedError({ cause: error }) : error;
-    });
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new PayloadTooLargeError(`Request body exceeds ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    all.set(c, offset);
-    offset += c.byteLength;
-  }
+  const all = await readCappedBytes(request.body, limit).catch((error: unknown) => {
+    // The client went away mid-body: not a server fault (not reported to onError).
+    throw request.signal.aborted ? new RequestAbortedError({ cause: error }) : error;
+  });
+  if (!all) throw new PayloadTooLargeError(`Request body exceeds ${limit} bytes`);
   try {
     return UTF8.decode(all);
   } catch {

@@ -13,10 +13,13 @@
  * and the CLI in ./node.ts.
  */
 import type { AgentCard } from '../protocol/types.js';
+import { fetchCappedJson } from '../net/cappedBody.js';
 import { canonicalCard } from './cardPayload.js';
 
 export const DEFAULT_ALLOWED_ALGS: readonly string[] = ['ES256', 'ES384', 'ES512', 'RS256', 'PS256', 'EdDSA'];
 export const DEFAULT_JWKS_TTL_MS = 10 * 60_000;
+/** Largest JWKS document read (64 KiB). */
+export const MAX_JWKS_BYTES = 64 * 1024;
 
 export type CardSignatureFailure =
   /** The card has no signature and one is required. */
@@ -194,13 +197,14 @@ function asJwks(value: unknown, source: string): Jwks {
   return { keys: keys.filter((k) => typeof k?.kty === 'string') };
 }
 
-/** The default fetcher: plain fetch, https only, no redirects, 64 KiB at most. */
+/**
+ * The default fetcher (any runtime): the runtime's fetch, https only, no redirects, 10 s, the
+ * body streamed up to 64 KiB (aborted beyond). No SSRF guard: servers and the CLI use
+ * `guardedJwksFetcher()` (a2a-kit/node) instead.
+ */
 export const fetchJwksOverHttps: JwksFetcher = async (url, init) => {
   if (!url.startsWith('https://')) throw new Error('not https');
-  const res = await fetch(url, { redirect: 'error', ...init });
-  const text = await res.text();
-  if (!res.ok || text.length > 65536) throw new Error(`HTTP ${res.status}, ${text.length} chars`);
-  return JSON.parse(text) as unknown;
+  return fetchCappedJson(url, { maxBytes: MAX_JWKS_BYTES, timeoutMs: 10_000, accept: 'application/jwk-set+json, application/json', signal: init.signal });
 };
 
 async function fetchJwks(url: string, options: VerifyCardOptions & { fresh: boolean }): Promise<Jwks> {

@@ -9,7 +9,7 @@ import { exportJWK, exportPKCS8, generateKeyPair, type JWK } from 'jose';
 import type { AgentCard } from '../protocol/types.js';
 import { guardedFetch } from '../net/guardedFetch.js';
 import { vetUrl, type SsrfOptions } from '../net/ssrfGuard.js';
-import type { Jwks, JwksFetcher } from './cardSignature.js';
+import { MAX_JWKS_BYTES, type Jwks, type JwksFetcher } from './cardSignature.js';
 import { algForJwk, jwksOf, signAgentCard, thumbprintKid } from './cardSigner.js';
 
 export interface SigningKey {
@@ -70,8 +70,6 @@ export async function generateSigningKeys(options: { alg?: string; kid?: string;
   const text = options.format === 'jwk' ? `${JSON.stringify({ ...jwk, kid, alg, use: 'sig' }, null, 2)}\n` : await exportPKCS8(privateKey);
   return { kid, alg, privateKey: text, jwks };
 }
-
-const MAX_JWKS_BYTES = 64 * 1024;
 
 /**
  * Fetches JWKS through the SSRF guard: no private, loopback or link-local addresses (unless

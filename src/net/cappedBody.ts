@@ -1,0 +1,94 @@
+/**
+ * Reading bodies with a byte cap, and fetching small JSON documents (JWKS, discovery) with a cap,
+ * a time limit and no redirects. Runtime-neutral (WHATWG fetch and streams only, no `node:*`),
+ * so the server core, the authenticator and the card verifier share it on every runtime; the
+ * Node-only SSRF-guarded fetch is ./guardedFetch.ts.
+ */
+
+/**
+ * The bytes of `body`, or `undefined` as soon as more than `maxBytes` arrive: the stream is then
+ * cancelled, so a body that never ends (or a huge one) is not read any further. Read errors
+ * (the peer went away, the signal fired) are thrown as they are.
+ */
+export async function readCappedBytes(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return all;
+}
+
+/** The caller's signal and the deadline as one signal (AbortSignal.any is Node >= 20.3). */
+export function deadlineSignal(timeoutMs: number, caller: AbortSignal | undefined): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  if (!caller) return timeout;
+  const any = (AbortSignal as { any?: (signals: AbortSignal[]) => AbortSignal }).any;
+  if (any) return any([caller, timeout]);
+  const controller = new AbortController();
+  for (const signal of [caller, timeout]) {
+    if (signal.aborted) {
+      controller.abort(signal.reason);
+      break;
+    }
+    signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+  }
+  return controller.signal;
+}
+
+/** A URL for messages: no userinfo, query or fragment. */
+export function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+export interface CappedJsonRequest {
+  /** Largest body read; past it the download is aborted and the fetch fails. */
+  maxBytes: number;
+  /** Time limit of the whole exchange, body included. */
+  timeoutMs: number;
+  /** The Accept header. */
+  accept: string;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * GET `url` with the runtime's fetch: no redirects, `timeoutMs` for everything, the body
+ * streamed up to `maxBytes` (aborted beyond), a 2xx status, then JSON. Errors name the URL
+ * without its query or userinfo.
+ */
+export async function fetchCappedJson(url: string, request: CappedJsonRequest): Promise<unknown> {
+  const signal = deadlineSignal(request.timeoutMs, request.signal);
+  const res = await fetch(url, { headers: { accept: request.accept }, redirect: 'error', signal });
+  if (res.status < 200 || res.status > 299) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new Error(`GET ${redact(url)} answered HTTP ${res.status}`);
+  }
+  const tooLarge = new Error(`GET ${redact(url)}: document larger than ${request.maxBytes} bytes`);
+  if (Number(res.headers.get('content-length') ?? 0) > request.maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    throw tooLarge;
+  }
+  const bytes = await readCappedBytes(res.body, request.maxBytes);
+  if (!bytes) throw tooLarge;
+  return JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+}
