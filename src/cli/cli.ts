@@ -210,9 +210,12 @@ async function grpcTransportFactory(cli: Cli, agentHref: string): Promise<Transp
 }
 
 /** `--api-key`: where the card's APIKeySecurityScheme says, else the X-API-Key header. */
+/** Where --api-key goes when the card declares no API key scheme. */
+const API_KEY_FALLBACK_HEADER = 'X-API-Key';
+
 function apiKeyAuth(key: string): AuthProvider {
   const declared = apiKey(key);
-  const fallback = apiKey(key, { location: 'header', name: 'X-API-Key' });
+  const fallback = apiKey(key, { location: 'header', name: API_KEY_FALLBACK_HEADER });
   return {
     apply(call) {
       const hasScheme = Object.values(call.card.securitySchemes ?? {}).some((s) => 'apiKeySecurityScheme' in s);
@@ -245,7 +248,10 @@ export function checkClientFlags(url: string, flags: ClientFlags): void {
 
 /** Headers and fetch (logging with --verbose) for requests outside the client, like the card's. */
 export function httpOptions(cli: Cli, flags: ClientFlags): { headers: Record<string, string>; fetch: FetchLike | undefined; log: ReturnType<typeof wireLog> | undefined } {
-  const log = cli.verbose ? wireLog({ write: cli.err, style: cli.errStyle }) : undefined;
+  // The credentials this CLI attaches are masked by value and by name, whatever the card calls them (R23).
+  const log = cli.verbose
+    ? wireLog({ write: cli.err, style: cli.errStyle, secretNames: [API_KEY_FALLBACK_HEADER], secrets: [flags['api-key'], cli.env.A2A_TOKEN] })
+    : undefined;
   return { headers: headersOf(flags.header), fetch: log?.fetch, log };
 }
 

@@ -2,10 +2,16 @@
  * `--verbose`: the wire exchange on stderr. An interceptor names each A2A call (operation,
  * binding, URL) and its outcome; a fetch wrapper shows the HTTP requests under it (method, URL,
  * headers with credentials masked, status, timing, bodies and SSE lines cut to a readable length).
+ *
+ * Credentials are masked by name and by value (R23): headers and query parameters named like a
+ * credential, every name the card's API key schemes declare (learned from each call's card, so
+ * `{location: 'header', name: 'X-Access'}` is masked too), the names the CLI itself used, and
+ * anywhere in the log the credential values the CLI was given (`--api-key`, `A2A_TOKEN`).
  */
 import type { FetchLike } from '../client/transport.js';
 import type { Interceptor } from '../client/interceptors.js';
 import { responseInfo } from '../client/errors.js';
+import type { AgentCard } from '../protocol/types.js';
 import type { Style } from './render/style.js';
 
 export interface WireLogOptions {
@@ -13,6 +19,58 @@ export interface WireLogOptions {
   style: Style;
   /** Longest body shown (default 1000 characters). */
   limit?: number;
+  /** Header / query parameter names that carry credentials, besides those named like one. */
+  secretNames?: readonly string[];
+  /** Credential values: shown as *** wherever they would appear (shorter than 4 characters: by name only). */
+  secrets?: readonly (string | undefined)[];
+}
+
+/** Which names and values the log masks; learns the names the agent's card declares. */
+class Masker {
+  private readonly names = new Set<string>();
+  private readonly values: string[];
+
+  constructor(options: WireLogOptions) {
+    for (const name of options.secretNames ?? []) this.names.add(name.toLowerCase());
+    this.values = (options.secrets ?? []).filter((v): v is string => v !== undefined && v.length >= 4);
+  }
+
+  /** The header, query and cookie names of the card's API key schemes. */
+  learn(card: AgentCard): void {
+    for (const scheme of Object.values(card.securitySchemes ?? {})) {
+      const name = 'apiKeySecurityScheme' in scheme ? scheme.apiKeySecurityScheme.name : undefined;
+      if (name) this.names.add(name.toLowerCase());
+    }
+  }
+
+  isSecret(name: string): boolean {
+    return SECRET.test(name) || this.names.has(name.toLowerCase());
+  }
+
+  header(name: string, value: string): string {
+    if (!this.isSecret(name)) return value;
+    const scheme = /^(\w+)\s+\S/.exec(value)?.[1];
+    return scheme && /^(bearer|basic)$/i.test(scheme) ? `${scheme} ***` : '***';
+  }
+
+  url(input: string): string {
+    try {
+      const url = new URL(input);
+      for (const [name] of url.searchParams) if (this.isSecret(name)) url.searchParams.set(name, '***');
+      return url.href;
+    } catch {
+      return input;
+    }
+  }
+
+  /** Any text about to be logged, without the known credential values. */
+  text(line: string): string {
+    let out = line;
+    for (const value of this.values) {
+      out = out.split(value).join('***').split(encodeURIComponent(value)).join('***');
+    }
+    return out;
+  }
 }
 
 const SECRET = /authorization|cookie|token|secret|key|password/i;
@@ -25,25 +83,9 @@ export function truncate(text: string, limit: number): string {
   return flat.length <= limit ? flat : `${flat.slice(0, limit)}… (+${flat.length - limit} chars)`;
 }
 
-function mask(name: string, value: string): string {
-  if (!SECRET.test(name)) return value;
-  const scheme = /^(\w+)\s+\S/.exec(value)?.[1];
-  return scheme && /^(bearer|basic)$/i.test(scheme) ? `${scheme} ***` : '***';
-}
-
 /** Push config secrets inside JSON bodies (R23): `token` and `credentials` values become ***. */
 export function maskBody(text: string): string {
   return text.replace(/"(token|credentials)"(\s*:\s*)"(?:[^"\\]|\\.)*"/g, '"$1"$2"***"');
-}
-
-function maskUrl(input: string): string {
-  try {
-    const url = new URL(input);
-    for (const [name] of url.searchParams) if (SECRET.test(name)) url.searchParams.set(name, '***');
-    return url.href;
-  } catch {
-    return input;
-  }
 }
 
 function describe(error: unknown): string {
@@ -66,10 +108,12 @@ function causeOf(error: unknown): string {
 export function wireLog(options: WireLogOptions): { interceptor: Interceptor; fetch: FetchLike } {
   const { write, style } = options;
   const limit = options.limit ?? 1000;
-  const line = (prefix: string, text: string) => write(`${style.dim(prefix)} ${text}\n`);
+  const masker = new Masker(options);
+  const line = (prefix: string, text: string) => write(masker.text(`${style.dim(prefix)} ${text}\n`));
 
   const interceptor: Interceptor = {
     before(call) {
+      masker.learn(call.card);
       const { protocolBinding, url, tenant } = call.agentInterface;
       line('*', `${style.bold(call.op)} via ${protocolBinding} ${url}${tenant ? ` (tenant ${tenant})` : ''}`);
       if (!HTTP_BINDINGS.has(protocolBinding)) line('>', truncate(JSON.stringify(call.request), limit));
@@ -84,9 +128,9 @@ export function wireLog(options: WireLogOptions): { interceptor: Interceptor; fe
 
   const fetch: FetchLike = async (input, init) => {
     const method = init.method ?? 'GET';
-    line('>', `${style.bold(method)} ${maskUrl(input)}`);
+    line('>', `${style.bold(method)} ${masker.url(input)}`);
     new Headers(init.headers).forEach((value, name) => {
-      if (!BORING.has(name)) line('>', style.dim(`${name}: ${mask(name, value)}`));
+      if (!BORING.has(name)) line('>', style.dim(`${name}: ${masker.header(name, value)}`));
     });
     if (typeof init.body === 'string') line('>', truncate(maskBody(init.body), limit));
     const started = performance.now();
@@ -94,7 +138,7 @@ export function wireLog(options: WireLogOptions): { interceptor: Interceptor; fe
     try {
       res = await globalThis.fetch(input, init);
     } catch (error) {
-      line('<', style.red(`${method} ${maskUrl(input)} failed: ${causeOf(error)}`));
+      line('<', style.red(`${method} ${masker.url(input)} failed: ${causeOf(error)}`));
       throw error;
     }
     const type = res.headers.get('content-type') ?? '';
