@@ -92,7 +92,7 @@ function freshUntil(headers: Headers): number | undefined {
 export type CardSignatureMode = 'if-present' | 'require' | 'off';
 
 /** Where the keys come from and which algorithms are accepted (see verifyAgentCard). */
-export type CardVerificationOptions = Omit<VerifyCardOptions, 'requireSignature' | 'signal'>;
+export type CardVerificationOptions = Omit<VerifyCardOptions, 'requireSignature' | 'signal' | 'cardUrl'>;
 
 export interface ResolveCardOptions {
   fetch?: FetchLike;
@@ -102,7 +102,11 @@ export interface ResolveCardOptions {
   signal?: AbortSignal;
   /** Default `if-present`. */
   verifyCardSignatures?: CardSignatureMode | undefined;
-  /** Keys (`jwks`, `keys`), `fetchJwks`, `allowedAlgs`... Without keys, the `jku` of the signature is followed (https only). */
+  /**
+   * Keys (`jwks`, `keys`), `fetchJwks`, `allowedAlgs`, `trustedJkus`, `trustJku`... Without keys,
+   * the signature's `jku` is followed only when it is https on the card URL's https origin (or
+   * allow-listed); `cardUrl` is filled in with the URL the card was fetched from.
+   */
   cardVerification?: CardVerificationOptions | undefined;
   /** Called with the outcome of each verification (not for cards served from the cache). */
   onCardVerified?: (result: CardVerification) => void;
@@ -150,11 +154,12 @@ export async function readAgentCard(value: unknown, readCard: ResolveCardOptions
 }
 
 /**
- * Verifies `card` as `options` say. A signed card whose key cannot be found anywhere (no JWKS
- * configured, no `jku`) passes in `if-present` mode — its signature proves nothing without a
+ * Verifies `card` (fetched from `cardUrl`) as `options` say. A signed card whose key cannot be
+ * found anywhere (no JWKS configured, no trusted `jku`) passes in `if-present` mode — its signature proves nothing without a
  * key — and fails in `require` mode; every other failure rejects the card.
  */
-export async function checkCardSignature(card: AgentCard, options: ResolveCardOptions, source: string): Promise<boolean> {
+export async function checkCardSignature(card: AgentCard, options: ResolveCardOptions & { cardUrl?: string }, source: string): Promise<boolean> {
+  const { cardUrl } = options;
   const mode = options.verifyCardSignatures ?? 'if-present';
   if (mode === 'off') return false;
   const signed = Array.isArray(card.signatures) && card.signatures.length > 0;
@@ -164,6 +169,8 @@ export async function checkCardSignature(card: AgentCard, options: ResolveCardOp
   try {
     const result = await verifyAgentCard(card, {
       ...options.cardVerification,
+      // A jku on the origin the card came from is trusted (https only); other jku hosts only when allow-listed.
+      ...(cardUrl !== undefined ? { cardUrl } : {}),
       requireSignature: mode === 'require',
       ...(options.signal ? { signal: options.signal } : {}),
     });
@@ -191,7 +198,7 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   const source = `The agent card at ${url}`;
   if (cached && Date.now() < cached.freshUntil) {
     // Cached by a resolution that did not verify (another mode): verify now, over the card as served.
-    cached.verified ||= await checkCardSignature(rawCardOf(cached.card) as AgentCard, options, source);
+    cached.verified ||= await checkCardSignature(rawCardOf(cached.card) as AgentCard, { ...options, cardUrl: url }, source);
     return cached.card;
   }
   const headers = new Headers({ accept: 'application/json', [VERSION_HEADER]: PROTOCOL_VERSION, ...options.headers });
@@ -203,7 +210,7 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const res = await send(fetch, url, { headers, ...(options.signal ? { signal: options.signal } : {}) });
   if (res.status === 304 && cached) {
-    cached.verified ||= await checkCardSignature(rawCardOf(cached.card) as AgentCard, options, source);
+    cached.verified ||= await checkCardSignature(rawCardOf(cached.card) as AgentCard, { ...options, cardUrl: url }, source);
     const until = freshUntil(res.headers);
     if (until === undefined) cache?.delete(url);
     else cached.freshUntil = until;
@@ -218,7 +225,7 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   }
   const card = await readAgentCard(body, options.readCard, source);
   // Signatures are checked over the card as served (before any translation).
-  const verified = await checkCardSignature(body as AgentCard, options, source);
+  const verified = await checkCardSignature(body as AgentCard, { ...options, cardUrl: url }, source);
   const until = freshUntil(res.headers);
   if (cache && until !== undefined) {
     const entry: CacheEntry = { card, freshUntil: until, verified };

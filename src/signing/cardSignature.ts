@@ -5,7 +5,8 @@
  * signature suffices, so several can coexist while keys rotate.
  *
  * Keys come from a configured JWKS (object or URL) or list of JWKs, or else from the header's
- * `jku`; fetched JWKS are cached (10 minutes by default) and fetched again once when a `kid` is
+ * `jku` when it is trusted (on the card's https origin, allow-listed, or `trustJku: true`);
+ * fetched JWKS are cached (10 minutes by default) and fetched again once when a `kid` is
  * not in them. Algorithms outside the allow-list are refused, `none` always.
  *
  * Runtime-neutral (WebCrypto, fetch, TextEncoder, atob): it is what the client loads when a card
@@ -28,7 +29,7 @@ export type CardSignatureFailure =
   | 'malformed'
   /** `alg` is `none` or outside the allow-list. */
   | 'alg-not-allowed'
-  /** No key source: no JWKS configured and no `jku` in the header. */
+  /** No key source: no JWKS configured, and no `jku` in the header or one that is not trusted. */
   | 'no-key-source'
   /** The JWKS (configured URL or `jku`) could not be fetched or is not a JWKS. */
   | 'jwks-unavailable'
@@ -117,7 +118,21 @@ export interface VerifyCardOptions {
   allowedAlgs?: readonly string[];
   /** Throw `unsigned` when the card has no signature (default: report `verified: false`). */
   requireSignature?: boolean;
-  /** Follow `jku` when no keys are configured (default true). */
+  /**
+   * The URL the card was fetched from. When no keys are configured, a `jku` on the same origin,
+   * both https, is trusted: whoever serves the card there could publish its keys there too.
+   */
+  cardUrl?: string | URL;
+  /**
+   * More `jku` values to trust when no keys are configured: exact JWKS URLs, or origins
+   * (`https://keys.example.com`) for any JWKS on them.
+   */
+  trustedJkus?: readonly string[];
+  /**
+   * `true`: follow any `jku` when no keys are configured — the card then chooses its own key, so
+   * "verified" only proves the card is unchanged since whoever hosts that JWKS signed it.
+   * `false`: never follow `jku`. Default: only a `jku` on the card's https origin or in `trustedJkus`.
+   */
   trustJku?: boolean;
   /** Default: a cache shared by the process. */
   jwksCache?: JwksCache;
@@ -221,14 +236,47 @@ async function fetchJwks(url: string, options: VerifyCardOptions & { fresh: bool
   return jwks;
 }
 
+/**
+ * The `jku` to follow when no keys are configured, or why there is none: `trustJku: true` takes
+ * any; otherwise it must be in `trustedJkus` (exact URL or origin) or https on the card's https
+ * origin (E6: never a JWKS from an untrusted host).
+ */
+function trustedJku(jku: string | undefined, options: VerifyCardOptions): { url: string } | { why: string } {
+  if (jku === undefined) return { why: 'no JWKS configured and no jku in the signature' };
+  if (options.trustJku === false) return { why: 'no JWKS configured (jku is not followed)' };
+  if (options.trustJku === true) return { url: jku };
+  const target = parseUrl(jku);
+  if (!target) return { why: 'the jku is not a URL' };
+  const allowed = (options.trustedJkus ?? []).some((entry) => {
+    const e = parseUrl(entry);
+    // An entry without a path (or just `/`) names an origin; anything else one JWKS URL.
+    return e !== undefined && (e.pathname === '/' && e.search === '' ? e.origin === target.origin : e.href === target.href);
+  });
+  if (allowed) return { url: jku };
+  const card = options.cardUrl === undefined ? undefined : parseUrl(String(options.cardUrl));
+  if (card?.protocol === 'https:' && target.protocol === 'https:' && card.origin === target.origin) return { url: jku };
+  const where = card ? `the card's origin ${card.origin}${card.protocol === 'https:' ? '' : ' (not https)'}` : 'the card\'s origin (unknown)';
+  return { why: `the jku ${target.origin}${target.pathname} is not trusted: not https on ${where} nor in trustedJkus` };
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The key `kid`: from the configured keys, else the JWKS URL (fetched again once when `kid` is missing). */
 async function findKey(kid: string, jku: string | undefined, options: VerifyCardOptions): Promise<Jwk> {
   const { jwks, keys = [] } = options;
   const configured = [...keys, ...(typeof jwks === 'object' ? asJwks(jwks, 'the configured JWKS').keys : [])];
   let key = configured.find((k) => k.kid === kid);
-  const url = typeof jwks === 'string' ? jwks : configured.length === 0 && options.trustJku !== false ? jku : undefined;
+  const source = typeof jwks === 'string' ? { url: jwks } : configured.length === 0 ? trustedJku(jku, options) : undefined;
+  const url = source && 'url' in source ? source.url : undefined;
   if (!key && !url && configured.length === 0) {
-    throw new CardSignatureError('no-key-source', `no key for "${kid}": configure a JWKS (no trusted jku)`, { kid });
+    const why = source && 'why' in source ? source.why : 'no JWKS configured';
+    throw new CardSignatureError('no-key-source', `no key for "${kid}": ${why}`, { kid });
   }
   for (const fresh of url && !key ? [false, true] : []) key ??= (await fetchJwks(url as string, { ...options, fresh })).keys.find((k) => k.kid === kid);
   if (!key) throw new CardSignatureError('unknown-key', `no key "${kid}" in ${url ?? 'the configured keys'}`, { kid });

@@ -135,21 +135,22 @@ async function jwksServer(jwks: () => Jwks): Promise<{ server: Server; url: stri
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`, hits: () => hits };
 }
 
-test('jku is fetched through the SSRF guard: loopback blocked by default, allowed with allowPrivate; cached', async (t) => {
+test('an allow-listed jku is fetched through the SSRF guard: loopback blocked by default, allowed with allowPrivate; cached', async (t) => {
   const { server, url, hits } = await jwksServer(() => es256.jwks);
   t.after(() => server.close());
   const signed = await signAgentCard(realisticCard(), { key: es256.jwk, kid: es256.kid, jku: url });
+  const trustedJkus = [url];
 
-  const blocked = await verifyAgentCard(signed, { fetchJwks: guardedJwksFetcher(), jwksCache: new JwksCache() }).catch((e: unknown) => e);
+  const blocked = await verifyAgentCard(signed, { fetchJwks: guardedJwksFetcher(), jwksCache: new JwksCache(), trustedJkus }).catch((e: unknown) => e);
   assert.ok(CardSignatureError.is(blocked));
   assert.equal(blocked.reason, 'jwks-unavailable');
   assert.match(String((blocked.cause as Error).cause), /SSRF guard blocked/);
   // Nor does the default fetcher follow plain http.
-  assert.equal(await reason(verifyAgentCard(signed, { jwksCache: new JwksCache() })), 'jwks-unavailable');
+  assert.equal(await reason(verifyAgentCard(signed, { jwksCache: new JwksCache(), trustedJkus })), 'jwks-unavailable');
   assert.equal(hits(), 0);
 
   const cache = new JwksCache();
-  const options: VerifyCardOptions = { fetchJwks: guardedJwksFetcher({ ssrf: { allowPrivate: true } }), jwksCache: cache };
+  const options: VerifyCardOptions = { fetchJwks: guardedJwksFetcher({ ssrf: { allowPrivate: true } }), jwksCache: cache, trustedJkus };
   for (let i = 0; i < 3; i++) assert.equal((await verifyAgentCard(signed, options)).verified, true);
   assert.equal(hits(), 1, 'fetched once, then cached');
   // A configured JWKS replaces jku: the card cannot pick its own key.
@@ -170,4 +171,37 @@ test('a kid missing from the cached JWKS is fetched again once (key rotation), t
   const stranger = await signAgentCard(realisticCard(), { key: (await newKey()).jwk, kid: 'stranger' });
   assert.equal(await reason(verifyAgentCard(stranger, options)), 'unknown-key');
   assert.equal(hits(), 3, 'one refetch per unknown kid');
+});
+
+test('E6: without configured keys a jku is followed only on the card\'s https origin, when allow-listed, or with trustJku: true', async () => {
+  const fetched: string[] = [];
+  const fetchJwks: VerifyCardOptions['fetchJwks'] = async (url) => {
+    fetched.push(url);
+    return es256.jwks;
+  };
+  const card = 'https://a.example/agents/x/.well-known/agent-card.json';
+  const cases: Array<[string, VerifyCardOptions, string]> = [
+    ['https://a.example/jwks.json', { cardUrl: card }, 'verified'],
+    ['https://a.example/jwks.json', { cardUrl: new URL(card) }, 'verified'],
+    ['https://a.example/jwks.json', { cardUrl: 'http://a.example/.well-known/agent-card.json' }, 'no-key-source'],
+    ['http://a.example/jwks.json', { cardUrl: 'http://a.example/.well-known/agent-card.json' }, 'no-key-source'],
+    ['https://a.example:8443/jwks.json', { cardUrl: card }, 'no-key-source'],
+    ['https://b.example/jwks.json', { cardUrl: card }, 'no-key-source'],
+    ['https://b.example/jwks.json', {}, 'no-key-source'],
+    ['https://b.example/keys/jwks.json', { cardUrl: card, trustedJkus: ['https://b.example'] }, 'verified'],
+    ['https://b.example/keys/jwks.json', { trustedJkus: ['https://b.example/keys/jwks.json'] }, 'verified'],
+    ['https://b.example/keys/jwks.json', { trustedJkus: ['https://b.example/other.json', 'https://c.example'] }, 'no-key-source'],
+    ['https://a.example/jwks.json', { cardUrl: card, trustJku: false }, 'no-key-source'],
+    ['https://b.example/jwks.json', { trustJku: true }, 'verified'],
+  ];
+  for (const [jku, options, expected] of cases) {
+    fetched.length = 0;
+    const signed = await signAgentCard(realisticCard(), { key: es256.jwk, kid: es256.kid, jku });
+    const outcome = await reason(verifyAgentCard(signed, { ...options, fetchJwks, jwksCache: new JwksCache() }).then(() => undefined));
+    assert.equal(outcome, expected, `${jku} ${JSON.stringify(options)}`);
+    assert.deepEqual(fetched, expected === 'verified' ? [jku] : [], 'an untrusted jku is never fetched');
+  }
+  const refused = await verifyAgentCard(await signAgentCard(realisticCard(), { key: es256.jwk, kid: es256.kid, jku: 'https://b.example/jwks.json' }), { cardUrl: card, fetchJwks, requireSignature: true }).catch((e: unknown) => e);
+  assert.ok(CardSignatureError.is(refused));
+  assert.match(refused.message, /the jku https:\/\/b\.example\/jwks\.json is not trusted: not https on the card's origin https:\/\/a\.example nor in trustedJkus/);
 });

@@ -58,17 +58,21 @@ test('a2a serve --sign-key signs the card; a2a card --verify --jwks FILE verifie
   await createClient(urls.card, { cardCache: false });
 });
 
-test('--sign-jku: the key is found through the jku header (the CLI fetch goes through the SSRF guard)', async (t) => {
+test('--sign-jku on another host: followed only with --allow-jku (the CLI fetch goes through the SSRF guard)', async (t) => {
   const jwksHost = createServer((_req, res) => res.end(JSON.stringify(jwks)));
   await new Promise<void>((resolve) => jwksHost.listen(0, '127.0.0.1', resolve));
   t.after(() => jwksHost.close());
   const jku = `http://127.0.0.1:${(jwksHost.address() as AddressInfo).port}/jwks.json`;
   const { proc, urls } = await startServe(['--sign-key', keys.privateKey, '--sign-jku', jku]);
   t.after(() => proc.kill());
-  const blocked = await runToExit(['card', urls.card, '--verify']);
+  // E6: a jku on another origin than the card's is not a key source unless allow-listed.
+  const untrusted = await runToExit(['card', urls.card, '--verify', '--allow-private-jwks']);
+  assert.equal(untrusted.code, 6);
+  assert.match(untrusted.stdout, /NOT verified: no-key-source: .*jku .* is not trusted/);
+  const blocked = await runToExit(['card', urls.card, '--verify', '--allow-jku', jku]);
   assert.equal(blocked.code, 6);
   assert.match(blocked.stdout, /jwks-unavailable.*SSRF guard blocked/s);
-  const allowed = await runToExit(['card', urls.card, '--verify', '--allow-private-jwks']);
+  const allowed = await runToExit(['card', urls.card, '--allow-jku', jku, '--allow-private-jwks']);
   assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);
   assert.match(allowed.stdout, /verified \(kid/);
 });

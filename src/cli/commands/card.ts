@@ -1,6 +1,6 @@
 /** `a2a card`: an agent's Agent Card, pretty or raw, and its signature checked (--verify). */
 import { parseArgs } from 'node:util';
-import { resolveCard } from '../../client/cardResolver.js';
+import { cardUrlFor, resolveCard } from '../../client/cardResolver.js';
 import { BUILTIN_TRANSPORTS } from '../../client/client.js';
 import { selectInterface, type TransportFactory } from '../../client/transport.js';
 import type { AgentCard } from '../../protocol/types.js';
@@ -17,7 +17,12 @@ or the card's own URL ending in .json. --json prints the card as received.
 
 Signature (docs/signing.md):
   --verify             check the card's signatures; exit 6 when none verifies
-  --jwks URL|FILE      trusted public keys (a JWKS); default: the signature's jku URL
+  --jwks URL|FILE      trusted public keys (a JWKS); default: the signature's jku URL when it
+                       is https on the card's own origin
+  --allow-jku URL|ORIGIN  trust a jku on another host: that JWKS URL, or any on that origin
+                       (repeatable; implies --verify)
+  --trust-jku          follow the signature's jku wherever it points (the card picks its own
+                       key: "verified" then only means unchanged since signed; implies --verify)
   --require-signature  an unsigned card fails too (implies --verify)
   --allow-private-jwks fetch JWKS from loopback/private addresses, over http too (development)
 
@@ -57,6 +62,8 @@ export async function cardCommand(argv: string[]): Promise<number> {
       jwks: { type: 'string' },
       'require-signature': { type: 'boolean', default: false },
       'allow-private-jwks': { type: 'boolean', default: false },
+      'allow-jku': { type: 'string', multiple: true },
+      'trust-jku': { type: 'boolean', default: false },
     },
     allowPositionals: true,
     strict: true,
@@ -69,7 +76,9 @@ export async function cardCommand(argv: string[]): Promise<number> {
   checkClientFlags(url, values);
   const binding = bindingOf(values.binding);
   const timeoutMs = intOption(values.timeout, '--timeout', { min: 1 });
-  const verify = values.verify || values['require-signature'] || values.jwks !== undefined;
+  const allowJku = values['allow-jku'] ?? [];
+  for (const entry of allowJku) if (!/^https?:\/\/[^/]/i.test(entry)) throw new UsageError(`--allow-jku ${entry}: not an http(s) URL or origin`);
+  const verify = values.verify || values['require-signature'] || values.jwks !== undefined || values['trust-jku'] || allowJku.length > 0;
   const cli = createCli('card', values);
   return runCommand(cli, async () => {
     const { headers, fetch } = httpOptions(cli, values);
@@ -82,7 +91,16 @@ export async function cardCommand(argv: string[]): Promise<number> {
       ...(fetch ? { fetch } : {}),
       ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
     });
-    const verification = verify ? await verifyCard(card, { jwks: values.jwks, require: values['require-signature'], allowPrivate: values['allow-private-jwks'] }) : undefined;
+    const verification = verify
+      ? await verifyCard(card, {
+          jwks: values.jwks,
+          require: values['require-signature'],
+          allowPrivate: values['allow-private-jwks'],
+          cardUrl: cardUrlFor(url),
+          allowJku,
+          trustJku: values['trust-jku'],
+        })
+      : undefined;
     const failed = verification !== undefined && !verification.verified && (verification.reason !== 'unsigned' || values['require-signature']);
     if (cli.json) cli.out(`${JSON.stringify(verification ? { verification, card } : card, null, 2)}\n`);
     else cli.out(renderCard(card, { style: cli.style, selectedUrl: selectedUrl(card, binding) }));
@@ -109,8 +127,18 @@ export interface CardVerificationReport {
   message?: string;
 }
 
-/** Verifies with --jwks (a file, or a URL fetched through the SSRF guard) or the signature's jku. */
-async function verifyCard(card: AgentCard, flags: { jwks: string | undefined; require: boolean | undefined; allowPrivate: boolean | undefined }): Promise<CardVerificationReport> {
+interface VerifyFlags {
+  jwks: string | undefined;
+  require: boolean | undefined;
+  allowPrivate: boolean | undefined;
+  /** Where the card came from: a jku on its https origin is trusted. */
+  cardUrl: string;
+  allowJku: readonly string[];
+  trustJku: boolean | undefined;
+}
+
+/** Verifies with --jwks (a file, or a URL fetched through the SSRF guard) or a trusted jku. */
+async function verifyCard(card: AgentCard, flags: VerifyFlags): Promise<CardVerificationReport> {
   const { verifyAgentCard, CardSignatureError } = await import('../../signing/cardSignature.js');
   const { guardedJwksFetcher, jwksSource } = await import('../../signing/node.js');
   let jwks: Awaited<ReturnType<typeof jwksSource>> | undefined;
@@ -124,6 +152,9 @@ async function verifyCard(card: AgentCard, flags: { jwks: string | undefined; re
       ...(jwks ? { jwks } : {}),
       fetchJwks: guardedJwksFetcher(flags.allowPrivate ? { ssrf: { allowPrivate: true } } : {}),
       requireSignature: flags.require === true,
+      cardUrl: flags.cardUrl,
+      trustedJkus: flags.allowJku,
+      ...(flags.trustJku ? { trustJku: true } : {}),
     });
     return { ...result, ...(result.verified ? {} : { message: 'the card has no signatures' }) };
   } catch (error) {
