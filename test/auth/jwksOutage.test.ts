@@ -11,7 +11,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { createAuthenticator } from '../../src/auth/authenticator.js';
 import { runtimeJsonFetcher } from '../../src/auth/jwt.js';
+import { nodeJsonFetcher } from '../../src/auth/nodeJsonFetcher.js';
 import { AUDIENCE, message, replyText, startSecured } from './support.js';
 
 async function listen(server: Server): Promise<string> {
@@ -64,6 +66,29 @@ test('JWKS down with nothing cached: one fetch per cooldown, not one per token; 
   assert.equal(idp.hits, 2, 'one fetch after the cooldown, then cached');
   assert.equal((await call()).ok, true);
   assert.equal(idp.hits, 2);
+});
+
+test('OpenID Connect discovery down: one fetch per cooldown too', async (t) => {
+  let hits = 0;
+  const idp = createServer((_req, res) => {
+    hits++;
+    res.writeHead(500).end();
+  });
+  const base = await listen(idp);
+  t.after(() => idp.close());
+  const auth = createAuthenticator(
+    {
+      securitySchemes: { oidc: { openIdConnectSecurityScheme: { openIdConnectUrl: `${base}/.well-known/openid-configuration` } } },
+      securityRequirements: [{ schemes: { oidc: {} } }],
+    },
+    { fetchJson: nodeJsonFetcher({ ssrf: { allowPrivate: true } }), jwksCooldownSeconds: 30, schemes: { oidc: { audience: AUDIENCE } } },
+  );
+  const { privateKey } = await generateKeyPair('ES256');
+  const token = await new SignJWT({ sub: 'alice' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(base).setAudience(AUDIENCE).setExpirationTime('5m').sign(privateKey);
+  for (let i = 0; i < 4; i++) {
+    await assert.rejects(auth.authenticate({ header: (n) => (n === 'authorization' ? `Bearer ${token}` : undefined), operation: 'sendMessage' }), /cannot verify tokens right now/);
+  }
+  assert.equal(hits, 1);
 });
 
 test('runtimeJsonFetcher streams the document and stops at 1 MiB (a never-ending JWKS does not keep it reading)', { timeout: 30_000 }, async (t) => {
