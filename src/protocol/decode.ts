@@ -41,6 +41,8 @@ interface FieldPlan {
 interface MessagePlan {
   fields: FieldPlan[];
   oneofs: { name: string; members: string[] }[];
+  /** Every member name the message accepts (JSON and proto names), for `unknownFields: 'reject'`. */
+  names: ReadonlySet<string>;
 }
 
 const plans = new Map<DescMessage, MessagePlan>();
@@ -58,6 +60,7 @@ function planFor(desc: DescMessage): MessagePlan {
       oneof: field.oneof?.localName,
     })),
     oneofs: desc.oneofs.map((o) => ({ name: o.name, members: o.fields.map((f) => f.jsonName) })),
+    names: new Set(desc.fields.flatMap((f) => [f.jsonName, f.name])),
   };
   plans.set(desc, plan);
   return plan;
@@ -74,14 +77,23 @@ const ID_FIELDS: ReadonlySet<string> = new Set(['id', 'taskId', 'contextId', 'me
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
+/**
+ * What to do with members a message does not define: drop them (OPS-05, the default for
+ * requests), or refuse them (objects an agent wrote: a misspelt or 0.3-style member is a bug).
+ */
+export type UnknownFields = 'drop' | 'reject';
+
 class Decoder {
   readonly violations: FieldViolation[] = [];
   /** The path of the value being decoded, as a stack: rendered only when something fails. */
   private readonly path: (string | number)[] = [];
+  /** The JSON objects and arrays being copied (a value found among them is a cycle). */
+  private readonly enclosing = new Set<object>();
 
   constructor(
     private readonly limits: DecodeLimits,
     private readonly root: string,
+    private readonly unknownFields: UnknownFields = 'drop',
   ) {}
 
   private where(): string {
@@ -134,10 +146,20 @@ class Decoder {
         this.path.pop();
       }
     }
+    if (this.unknownFields === 'reject') {
+      for (const key of Object.keys(value)) {
+        if (!plan.names.has(key) && value[key] !== undefined) this.at(key, () => this.fail(`is not a field of ${desc.name}`));
+      }
+    }
     for (const oneof of plan.oneofs) {
       let count = 0;
-      for (const m of oneof.members) if (m in out) count++;
-      if (count !== 1) {
+      let given = false;
+      for (const m of oneof.members) {
+        if (m in out) count++;
+        else if (value[m] !== undefined && value[m] !== null) given = true;
+      }
+      // A member given but invalid has its own violation: "must set one of" would only repeat it.
+      if (count > 1 || (count === 0 && !given)) {
         this.fail(count === 0 ? `must set one of ${oneof.members.join(', ')}` : `must set only one of ${oneof.members.join(', ')}`);
       }
     }
@@ -262,30 +284,57 @@ class Decoder {
     return v.endsWith('Z') || v.endsWith('z') ? v.toUpperCase() : new Date(t.seconds * 1000 + Math.floor(t.nanos / 1e6)).toISOString();
   }
 
-  /** Copies arbitrary JSON, dropping `__proto__` keys and enforcing size limits. */
+  /**
+   * Copies arbitrary JSON, dropping `__proto__` keys and enforcing size limits. Objects built in
+   * process (an agent's metadata or data) are held to what JSON can carry: no bigint, function,
+   * Date or other class instance, no cycle; an `undefined` member is left out, as JSON.stringify does.
+   */
   json(value: unknown): unknown {
     if (value === null || typeof value === 'boolean') return value;
     if (typeof value === 'number') return Number.isFinite(value) ? value : this.fail('must be a finite number');
     if (typeof value === 'string') {
       return value.length > this.limits.maxStringLength ? this.fail('is too long') : value;
     }
-    if (Array.isArray(value)) {
-      if (value.length > this.limits.maxListLength) return this.fail(`must have at most ${this.limits.maxListLength} elements`);
-      return value.map((v: unknown, i) => this.at(i, () => this.json(v)));
+    if (typeof value !== 'object' || !(Array.isArray(value) || isJsonObject(value))) return this.fail(`must be JSON (got ${kindOf(value)})`);
+    if (this.enclosing.has(value)) return this.fail('is circular (it contains itself)');
+    this.enclosing.add(value);
+    try {
+      return Array.isArray(value) ? this.jsonArray(value) : this.jsonObject(value);
+    } finally {
+      this.enclosing.delete(value);
     }
-    if (isPlainObject(value)) {
-      const keys = Object.keys(value);
-      if (keys.length > this.limits.maxObjectKeys) return this.fail(`must have at most ${this.limits.maxObjectKeys} keys`);
-      const out: Record<string, unknown> = {};
-      for (const key of keys) {
-        if (key === '__proto__') continue;
-        const item = value[key];
-        out[key] = this.at(key, () => this.json(item));
-      }
-      return out;
-    }
-    return this.fail('must be JSON');
   }
+
+  private jsonArray(value: unknown[]): unknown {
+    if (value.length > this.limits.maxListLength) return this.fail(`must have at most ${this.limits.maxListLength} elements`);
+    return value.map((v: unknown, i) => this.at(i, () => this.json(v)));
+  }
+
+  private jsonObject(value: Record<string, unknown>): unknown {
+    const keys = Object.keys(value);
+    if (keys.length > this.limits.maxObjectKeys) return this.fail(`must have at most ${this.limits.maxObjectKeys} keys`);
+    const out: Record<string, unknown> = {};
+    for (const key of keys) {
+      if (key === '__proto__') continue;
+      const item = value[key];
+      if (item !== undefined) out[key] = this.at(key, () => this.json(item));
+    }
+    return out;
+  }
+}
+
+/** A JSON object: a plain object (parsed JSON, a literal, or one without a prototype). */
+function isJsonObject(value: object): value is Record<string, unknown> {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** What a value that is not JSON is, for the violation ("a bigint", "a Date"). */
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (typeof value !== 'object') return `a ${typeof value}`;
+  const name = (Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null)?.constructor?.name;
+  return name ? `a ${name}` : 'an object';
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -310,9 +359,15 @@ function isDefault(value: unknown): boolean {
 export function decodeMessage<T>(
   desc: DescMessage,
   input: unknown,
-  options: { limits?: DecodeLimits; path?: string; check?: (value: T, fail: (field: string, description: string) => void) => void } = {},
+  options: {
+    limits?: DecodeLimits;
+    path?: string;
+    check?: (value: T, fail: (field: string, description: string) => void) => void;
+    /** Default 'drop' (OPS-05). */
+    unknownFields?: UnknownFields;
+  } = {},
 ): T {
-  const decoder = new Decoder(options.limits ?? DEFAULT_DECODE_LIMITS, options.path ?? '');
+  const decoder = new Decoder(options.limits ?? DEFAULT_DECODE_LIMITS, options.path ?? '', options.unknownFields);
   const out = decoder.message(desc, input);
   if (out !== undefined && options.check && decoder.violations.length === 0) {
     options.check(out as T, (field, description) => decoder.failAt(field, description));

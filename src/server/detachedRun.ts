@@ -5,6 +5,7 @@
  */
 import type { Message } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
+import type { ErrorHook } from './errorHook.js';
 import { Execution } from './execution.js';
 import { LazyAbort } from './lazyAbort.js';
 import { textOf } from './runContext.js';
@@ -21,7 +22,7 @@ export interface DetachedRunDeps {
   writer: TaskWriter;
   executor: AgentExecutor;
   newId: () => string;
-  onError: ((error: unknown) => void) | undefined;
+  onError: ErrorHook | undefined;
   store: TaskStore;
   runner: TaskRunner;
   /** The agent can run a task again from its stored state (else a taken-over task fails). */

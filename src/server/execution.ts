@@ -9,10 +9,12 @@ import { InternalError, UnsupportedOperationError, invalidField, type A2AError }
 import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
 import type { Artifact, JsonObject, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
+import { AgentWrites, checkTransition, checkedMessage, checkedStatus, partsOf } from './agentWrites.js';
+import type { ErrorHook } from './errorHook.js';
 import { RunContext, type RequestFields } from './runContext.js';
 import { DuplicateMessageError, type MessageClaim, type TaskRecord } from './stores/taskStore.js';
 import type { StoredPushConfig } from './stores/pushStore.js';
-import { toParts, type ArtifactOptions, type Content, type TaskUpdater } from './taskUpdater.js';
+import type { ArtifactOptions, Content, TaskUpdater } from './taskUpdater.js';
 import type { TaskWriter } from './taskWriter.js';
 import { followUpRefusal, type TaskLimits } from './taskLimits.js';
 import { LeaseLostError } from './leases.js';
@@ -32,7 +34,8 @@ export interface ExecutionInput {
   /** Aborted when the task is canceled or the server shuts down. */
   abort: { readonly signal: AbortSignal };
   newId: () => string;
-  onError?: (error: unknown) => void;
+  /** Hears of agent failures (with this run's ids), and of agent writes ignored after the task ended. */
+  onError?: ErrorHook | undefined;
   /** R4: recorded with the write this message causes (the creation, or the follow-up). */
   claim?: MessageClaim;
   /** PUSH-09: registered with the task when this run creates it. */
@@ -90,6 +93,10 @@ export class Execution implements TaskUpdater {
   private duplicateOf: DuplicateMessageError | undefined;
   /** Throws when this run may no longer write (its execution lease is lost). */
   private guard: (() => void) | undefined;
+  /** Checks of what the agent writes (agentWrites.ts). */
+  private readonly writes = new AgentWrites((error) => this.report(error));
+  /** The run itself (not the agent) is writing: such a write, if ignored, is not the agent's. */
+  private ownWrite = false;
 
   constructor(private readonly input: ExecutionInput) {
     this.taskId = input.context.taskId;
@@ -134,7 +141,7 @@ export class Execution implements TaskUpdater {
         return;
       }
       // A lost lease was reported when it was lost; the run only stops writing.
-      if (!(error instanceof LeaseLostError)) this.input.onError?.(error);
+      if (!(error instanceof LeaseLostError)) this.report(error);
       // The error itself goes to onError (logs), not to the client: it may hold internals.
       if (!this.replied && !this.terminal && !this.fencedOut() && !(await this.failSafely('The agent failed while processing this message'))) return;
     }
@@ -196,7 +203,7 @@ export class Execution implements TaskUpdater {
         this.duplicateOf = error;
         await this.answerDuplicate(error);
       } else {
-        this.input.onError?.(error);
+        this.report(error);
         this.refuse(error);
       }
       return false;
@@ -255,14 +262,22 @@ export class Execution implements TaskUpdater {
    * that stale record. false: the run is over.
    */
   private async failSafely(reason: string): Promise<boolean> {
+    this.ownWrite = true;
     try {
       await this.fail(reason);
       return true;
     } catch (error) {
-      this.input.onError?.(error);
+      this.report(error);
       this.refuse(outcomeNotStored());
       return false;
+    } finally {
+      this.ownWrite = false;
     }
+  }
+
+  /** To onError, with this run's ids. */
+  private report(error: unknown): void {
+    this.input.onError?.(error, { operation: 'execute', tenant: this.input.context.tenant, taskId: this.taskId, contextId: this.contextId });
   }
 
   /** Shutdown gave up on this run: its caller gets `record`, the task as the server left it. */
@@ -283,12 +298,17 @@ export class Execution implements TaskUpdater {
   }
 
   agentMessage(content: Content): Message {
+    return checkedMessage('agentMessage', this.draftMessage('agentMessage', content));
+  }
+
+  /** An agent message in this task's context, not yet checked. */
+  private draftMessage(label: string, content: Content): Message {
     return {
       messageId: this.input.newId(),
       contextId: this.contextId,
       taskId: this.taskId,
       role: 'ROLE_AGENT',
-      parts: toParts(content),
+      parts: partsOf(label, content),
     };
   }
 
@@ -298,13 +318,13 @@ export class Execution implements TaskUpdater {
     if (this.input.createFirst && this.record?.seq === 1 && !this.replied) return this.complete(content);
     if (this.record || this.creating) throw new Error('reply() is only allowed before the task exists; use setStatus() or complete(message) instead');
     if (this.replied) throw new Error('reply() was already called');
-    const message: Message = {
+    const message = checkedMessage('reply', {
       messageId: this.input.newId(),
       contextId: this.contextId,
       role: 'ROLE_AGENT',
-      parts: toParts(content),
+      parts: partsOf('reply', content),
       ...(options.metadata ? { metadata: options.metadata } : {}),
-    };
+    });
     this.replied = message;
     this.finish();
   }
@@ -338,13 +358,13 @@ export class Execution implements TaskUpdater {
   async setStatus(state: TaskState, message?: Content): Promise<void> {
     // Read before the status time, so that a task this write creates was created no later.
     const createdAt = now();
-    const status = { state, ...(message !== undefined ? { message: this.agentMessage(message) } : {}), timestamp: now() };
+    const status = checkedStatus('setStatus', { state, ...(message !== undefined ? { message: this.draftMessage('setStatus', message) } : {}), timestamp: now() });
     await this.write(
-      (task) => ({
-        task: applyStatus(task, status),
-        events: [{ statusUpdate: { taskId: this.taskId, contextId: this.contextId, status } }],
-      }),
-      { isStatus: true, createdAt },
+      (task) => {
+        checkTransition('setStatus', task.status.state, status.state);
+        return { task: applyStatus(task, status), events: [{ statusUpdate: { taskId: this.taskId, contextId: this.contextId, status } }] };
+      },
+      { isStatus: true, createdAt, what: `status ${status.state}` },
     );
   }
 
@@ -354,13 +374,15 @@ export class Execution implements TaskUpdater {
     const artifact = { artifactId } as Artifact;
     if (options.name !== undefined) artifact.name = options.name;
     if (options.description !== undefined) artifact.description = options.description;
-    artifact.parts = toParts(content);
+    artifact.parts = partsOf('addArtifact', content);
     if (options.metadata) artifact.metadata = options.metadata;
     if (options.extensions) artifact.extensions = options.extensions;
-    const update: TaskArtifactUpdateEvent = { taskId: this.taskId, contextId: this.contextId, artifact };
+    const update: TaskArtifactUpdateEvent = { taskId: this.taskId, contextId: this.contextId, artifact: this.writes.artifact(artifact, options) };
     if (options.append) update.append = true;
     if (options.lastChunk) update.lastChunk = true;
-    await this.write((task) => ({ task: applyArtifact(task, update), events: [{ artifactUpdate: update }] }), { isStatus: false });
+    const written = await this.write((task) => ({ task: applyArtifact(task, update), events: [{ artifactUpdate: update }] }), { isStatus: false, what: `artifact ${artifactId}` });
+    if (!written) return ''; // ignored: the task had ended (reported to onError)
+    this.writes.written(artifactId, options);
     return artifactId;
   }
 
@@ -395,9 +417,11 @@ export class Execution implements TaskUpdater {
   /**
    * Writes a change; a status change to a terminal or interrupted state settles the run. The
    * first change creates the task with it; changes made while that creation runs follow it.
+   * Resolves false when the change was ignored because the task had ended (LIFE-02).
    */
-  private async write(change: Change, how: { isStatus: boolean; createdAt?: string }): Promise<void> {
+  private async write(change: Change, how: { isStatus: boolean; createdAt?: string; what: string }): Promise<boolean> {
     let record: TaskRecord;
+    let ignored = false;
     if (!this.record && !this.creating) {
       record = await (this.creating = this.createTask(change, how.createdAt));
     } else {
@@ -405,13 +429,15 @@ export class Execution implements TaskUpdater {
       this.guard?.();
       ({ record } = await this.input.writer.update({ tenant: this.input.context.tenant, taskId: this.taskId, known: this.record }, (r) =>
         // LIFE-02: nothing leaves a terminal state; late updates (after a cancel) are dropped.
-        isTerminalState(r.task.status.state) ? undefined : change(r.task),
+        isTerminalState(r.task.status.state) ? ((ignored = true), undefined) : change(r.task),
       ));
     }
     this.record = record;
     const state = record.task.status.state;
     if (isTerminalState(state)) this.terminal = true;
     if (this.terminal || (how.isStatus && isFinalForNow(state))) this.resolveSettled({ kind: 'task', record });
+    if (ignored && !this.ownWrite) this.writes.dropped(how.what, state);
+    return !ignored;
   }
 }
 

@@ -28,7 +28,11 @@ export interface TaskUpdater {
   startWork(message?: Content): Promise<void>;
   /** Any state change, with an optional agent message. */
   setStatus(state: TaskState, message?: Content): Promise<void>;
-  /** Adds (or with `append` extends) an artifact; returns its id. */
+  /**
+   * Adds (or with `append` extends) an artifact; returns its id, or '' when the write was ignored
+   * because the task had already ended (reported to onError). Content and options are checked
+   * like a client's request: a malformed artifact is a TypeError.
+   */
   addArtifact(content: Content, options?: ArtifactOptions): Promise<string>;
   requireInput(question: Content): Promise<void>;
   requireAuth(message: Content): Promise<void>;

@@ -1,0 +1,49 @@
+/**
+ * The `onError` hook every server entry point takes (createA2AHandler, the request handler, the
+ * gRPC service, serve, serveAgent): what failed, and where. Without one, `logError` writes the
+ * error with its stack to console.error. Nothing from a request body or its headers is ever
+ * passed to it (R23): only the error and the ids below.
+ */
+
+/** Where an error happened; each member is there when it is known. */
+export interface ErrorContext {
+  /**
+   * The A2A operation of the request that failed (camelCase, as `handler.unary` names it:
+   * `sendMessage`, `getTask`…), or `execute` for the agent's own run of a message.
+   */
+  operation?: string;
+  taskId?: string;
+  contextId?: string;
+  tenant?: string;
+}
+
+/** Receives agent failures and internal errors; an older one-argument callback fits too. */
+export type ErrorHook = (error: unknown, context?: ErrorContext) => void;
+
+/** One report: `prefix: error (task …, context …): stack`. */
+export function formatError(prefix: string, error: unknown, context: ErrorContext = {}): string {
+  const where = [
+    context.operation === 'execute' ? 'agent' : context.operation,
+    context.tenant ? `tenant ${context.tenant}` : undefined,
+    context.taskId ? `task ${context.taskId}` : undefined,
+    context.contextId ? `context ${context.contextId}` : undefined,
+  ].filter((s) => s !== undefined);
+  return `${prefix}: error${where.length > 0 ? ` (${where.join(', ')})` : ''}: ${describe(error)}`;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  if (typeof error === 'object' && error !== null) {
+    try {
+      return JSON.stringify(error);
+    } catch {
+      return String(error);
+    }
+  }
+  return String(error);
+}
+
+/** The default hook: the error with its stack on console.error. Pass `onError` to replace it, `() => {}` to silence it. */
+export const logError: ErrorHook = (error, context) => {
+  console.error(formatError('a2a-kit', error, context));
+};
