@@ -16,6 +16,7 @@ import {
 import type { AgentCard } from '../protocol/types.js';
 import type { HttpRequest } from '../server/http/httpTypes.js';
 import { RequestAbortedError } from '../server/http/requestAborted.js';
+import type { ErrorContext, ErrorHook } from '../server/errorHook.js';
 import type { A2ARequestHandler, CallContext } from '../server/requestHandler.js';
 import type { Principal } from '../auth/principal.js';
 
@@ -29,7 +30,7 @@ export class BindingContext {
   readonly handler: A2ARequestHandler;
   readonly limits: BindingLimits;
   private readonly supportedVersions: readonly string[];
-  private readonly onError: ((error: unknown) => void) | undefined;
+  private readonly onError: ErrorHook | undefined;
   /** Enforces the card's security requirements (issue 8); absent when nothing is enforced. */
   readonly authenticator: Authenticator | undefined;
   /**
@@ -49,7 +50,7 @@ export class BindingContext {
     handler: A2ARequestHandler;
     limits: BindingLimits;
     supportedVersions: readonly string[];
-    onError?: ((error: unknown) => void) | undefined;
+    onError?: ErrorHook | undefined;
     authenticator?: Authenticator | undefined;
     compat03?: boolean | undefined;
     /** Seconds a caller may keep its extended card (default 300). */
@@ -147,8 +148,8 @@ export class BindingContext {
   }
 
   /** Converts anything thrown to an A2AError, reporting unexpected failures once (a client gone away is none). */
-  report(error: unknown): A2AError {
-    if ((!A2AError.is(error) || error.reason === 'INTERNAL') && !(error instanceof RequestAbortedError)) this.onError?.(error);
+  report(error: unknown, context?: ErrorContext): A2AError {
+    if ((!A2AError.is(error) || error.reason === 'INTERNAL') && !(error instanceof RequestAbortedError)) this.onError?.(error, context);
     return toA2AError(error);
   }
 }

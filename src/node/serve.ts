@@ -16,6 +16,7 @@ import { toPushStream } from '../server/pushStream.js';
 import { StreamedResponse, type StreamHost } from './streamedResponse.js';
 import { INTERNAL_BODY, ResponseBatch } from './responseBatch.js';
 import { declaredOver, readBody, utf8Text } from './readBody.js';
+import { logError, type ErrorHook } from '../server/errorHook.js';
 
 /** What the host shares with its requests: open response streams, and the batch of unary answers. */
 interface Host extends StreamHost {
@@ -54,8 +55,8 @@ export interface ServeOptions {
   maxConnections?: number;
   /** How long close() waits for in-flight work before cutting connections (default 10 s). */
   shutdownTimeoutMs?: number;
-  /** Called with requests that failed inside the host itself. */
-  onError?: (error: unknown) => void;
+  /** Called with requests that failed inside the host itself. Default: logError (console.error, with the stack). */
+  onError?: ErrorHook;
   /**
    * PEM certificate chain and private key: serve HTTPS instead of plain HTTP (SEC-01). With `ca`
    * (trusted client CAs, PEM) the listener also requests client certificates (mutual TLS): a
@@ -81,7 +82,8 @@ interface Drainable {
 
 export async function serve(handler: HttpHandler & { requestHandler?: Drainable }, options: ServeOptions = {}): Promise<RunningServer> {
   /** Open response streams, ended by close(). */
-  const shared: Host = { streams: new Set(), onError: options.onError, answers: new ResponseBatch(options.onError) };
+  const onError = options.onError ?? logError;
+  const shared: Host = { streams: new Set(), onError, answers: new ResponseBatch(onError) };
   let closing = false;
   const serverOptions = {
     headersTimeout: options.headersTimeoutMs ?? 10_000,
@@ -116,7 +118,7 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
       if (closing) out.headers = { ...out.headers, connection: 'close' };
       writeResponse(exchange, out, shared);
     } catch (error) {
-      options.onError?.(error);
+      onError(error);
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });
         res.end(INTERNAL_BODY);

@@ -15,12 +15,18 @@ import { serve, type RunningServer, type ServeOptions } from './serve.js';
 import { createPushRuntime } from '../push/pushOptions.js';
 import type { AuthConfig } from '../auth/authConfig.js';
 import { nodeJsonFetcher } from '../auth/nodeJsonFetcher.js';
+import { logError, type ErrorHook } from '../server/errorHook.js';
 
 /** What serveAgent and serveTenants share. */
 export interface ServeAgentBaseOptions extends ServeOptions {
   /** Base URL written into the card (default http://localhost:PORT on loopback, else http://HOST:PORT). */
   publicUrl?: string;
-  /** Everything else createA2AHandler accepts (store, bus, limits, onError...). */
+  /**
+   * One hook for every failure of the server: the HTTP host's, the gRPC listener's (an event that
+   * cannot be encoded, say), and the agent's (with the task's ids). Default: logError.
+   */
+  onError?: ErrorHook;
+  /** Everything else createA2AHandler accepts (store, bus, limits...). Its `onError`, if given, hears of the same failures as `onError`. */
   handler?: Omit<A2AHandlerOptions, 'agentCard' | 'executor' | 'extendedAgentCard'>;
   /**
    * Also serve gRPC (needs the optional dependency @grpc/grpc-js) on its own port, over the
@@ -98,6 +104,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
     handlerAuthenticator(agent.card, options.handler?.auth);
     requireExtendedCardAuth({ servesExtendedCard: servesExtendedCard(agent), card: agent.card }, options.handler?.auth);
   }
+  const onError = oneHook(options.onError, options.handler?.onError);
   const ref: { handler?: A2AHandler<RequestHandlerLike> } = {};
   const server = await serve(
     {
@@ -106,7 +113,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
         return ref.handler?.requestHandler;
       },
     },
-    options,
+    { ...options, onError },
   );
   const host = options.host ?? '127.0.0.1';
   const publicHost = LOOPBACK.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
@@ -133,7 +140,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
         ...(options.tls ? { tls: options.tls } : {}),
         ...(options.grpc.maxMessageBytes ? { maxMessageBytes: options.grpc.maxMessageBytes } : {}),
         ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
-        ...(options.onError ? { onError: options.onError } : {}),
+        onError,
       });
     } catch (error) {
       await server.close();
@@ -146,6 +153,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   const urls: InterfaceUrls = { httpBaseUrl: baseUrl, jsonRpcPath, restPath, ...(grpcAddress ? { grpcAddress } : {}) };
   const common = {
     ...options.handler,
+    onError,
     ...(options.handler?.auth ? { auth: withNodeFetcher(options.handler.auth) } : {}),
     push: { runtime: createPushRuntime, ...options.handler?.push },
     ...(v03CardBindings ? { v03CardBindings } : {}),
@@ -192,6 +200,15 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   if (!(router instanceof TenantRouter)) return running;
   const cardUrls = new Map([...router.cards.keys()].map((name) => [name, `${baseUrl}/${name}${AGENT_CARD_PATH}`]));
   return Object.assign(running, { cards: router.cards, cardUrls }) as unknown as RunningTenants;
+}
+
+/** The hook of every failure: `onError`, and `handler.onError` too when both are given (each hears of every failure once). */
+function oneHook(serverHook: ErrorHook | undefined, handlerHook: ErrorHook | undefined): ErrorHook {
+  if (!serverHook || !handlerHook || serverHook === handlerHook) return serverHook ?? handlerHook ?? logError;
+  return (error, context) => {
+    handlerHook(error, context);
+    serverHook(error, context);
+  };
 }
 
 /** JWKS and discovery documents are fetched through the SSRF guard (R14) unless a fetcher is given. */

@@ -16,6 +16,7 @@ import { AGENT_CARD_PATH, createAgentCardRoute, createVersionedCardRoute, type C
 import type { HttpHandler, HttpRequest, HttpResponse } from './http/httpTypes.js';
 import { DEFAULT_MAX_JSON_DEPTH, notUtf8Error } from './http/jsonBody.js';
 import { RequestAbortedError } from './http/requestAborted.js';
+import { logError, type ErrorHook } from './errorHook.js';
 import { A2ARequestHandler, type RequestHandlerOptions } from './requestHandler.js';
 import { TenantRouter, checkSameSecurity, type RequestHandlerLike, type TenantRouterOptions } from './tenantRouter.js';
 
@@ -48,8 +49,12 @@ export interface HttpBindingOptions {
    * tenants, every tenant's card must declare the same security (one authenticator serves all).
    */
   auth?: AuthConfig | 'external';
-  /** Called with agent and internal failures (never with request secrets). */
-  onError?: (error: unknown) => void;
+  /**
+   * Called with agent and internal failures and what they concerned (ErrorContext; never request
+   * bodies or headers). Default: logError, the error with its stack on console.error; pass your
+   * own to route it to your logger, `() => {}` to silence it.
+   */
+  onError?: ErrorHook;
   /**
    * Serve A2A 0.3 clients too (default true): 0.3 requests on JSON-RPC and REST are translated
    * to and from the one 1.0 handler, and the well-known card answers in the version asked for
@@ -140,7 +145,7 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
       heartbeatMs: options.heartbeatMs ?? 15_000,
     },
     supportedVersions: options.supportedVersions ?? [PROTOCOL_VERSION],
-    onError: options.onError,
+    onError: options.onError ?? logError,
     authenticator,
     compat03: options.compat03 !== false,
     cardMaxAgeSeconds: options.cardMaxAgeSeconds,

@@ -30,3 +30,6 @@ export { createAuthenticator } from '../auth/authenticator.js';
 export { createTenantRouter, TenantRouter } from './tenantRouter.js';
 export type { TenantRouterOptions, RequestHandlerLike } from './tenantRouter.js';
 export type { TenantA2AHandlerOptions, ExistingHandlerOptions, HttpBindingOptions } from './createA2AHandler.js';
+export { logError, formatError } from './errorHook.js';
+export type { ErrorContext, ErrorHook } from './errorHook.js';
+export { DroppedWriteError } from './agentWrites.js';

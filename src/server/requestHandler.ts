@@ -48,6 +48,7 @@ import type { Principal } from '../auth/principal.js';
 import type { LeaseKeeper, LeaseOptions } from './leases.js';
 import { TaskRunner } from './taskRunner.js';
 import { AbuseLimits, type AbuseLimitOptions } from './abuseLimits.js';
+import { logError, type ErrorHook } from './errorHook.js';
 import { isLeaseStore, type LeaseStore } from './stores/leaseStore.js';
 
 /** What a binding knows about the call besides its parameters. */
@@ -82,8 +83,12 @@ export interface RequestHandlerOptions {
   limits?: Partial<DecodeLimits & TaskLimits>;
   /** Most events buffered for one slow stream consumer (R10). */
   maxStreamBuffer?: number;
-  /** Called with agent and internal failures (never with request secrets). */
-  onError?: (error: unknown) => void;
+  /**
+   * Called with agent and internal failures, and with what the failure concerned (ErrorContext:
+   * operation, task and context ids, tenant; never request bodies or headers). Default: logError,
+   * the error with its stack on console.error; `() => {}` silences it.
+   */
+  onError?: ErrorHook;
   /** Push notification settings; used when the card declares `capabilities.pushNotifications`. */
   push?: PushOptions;
   /**
@@ -123,8 +128,11 @@ export class A2ARequestHandler {
   /** What runs of the agent need: those messages start (messageRun.ts), takeovers and cancel hooks (detachedRun.ts). */
   private readonly runDeps: MessageRunDeps;
   private readonly decodeLimits: DecodeLimits;
+  /** options.onError, or the default logError. */
+  readonly onError: ErrorHook;
 
   constructor(private readonly options: RequestHandlerOptions) {
+    const onError = (this.onError = options.onError ?? logError);
     this.agentCard = options.agentCard;
     this.executor = options.executor;
     this.store = options.store ?? new MemoryTaskStore();
@@ -142,14 +150,14 @@ export class A2ARequestHandler {
       bus: this.bus,
       leases: options.leases ? this.leaseOptions(options.leases) : undefined,
       takeOver: (lease) => takeOverTask(this.runDeps, lease),
-      onError: options.onError,
+      onError,
     });
     this.writer = new TaskWriter(this.store, this.bus, this.push?.onWritten);
     this.runDeps = {
       writer: this.writer,
       executor: this.executor,
       newId: this.newId,
-      onError: options.onError,
+      onError,
       store: this.store,
       runner: this.runner,
       resumable: options.resumable === true,
@@ -172,7 +180,7 @@ export class A2ARequestHandler {
       options: options.push ?? {},
       requireTask: (tenant, taskId, owner) => requireTask(this.store, { tenant, id: taskId }, owner),
       newId: this.newId,
-      onError: options.onError,
+      onError: this.onError,
     });
   }
 

@@ -20,12 +20,16 @@ import { GRPC_METHODS, jsonToBinary, requestToJson, type GrpcMethod } from './co
 import { GrpcCallContext, authenticate } from './callContext.js';
 import { StreamCall, type GrpcRpcStream } from './streamCall.js';
 import { toGrpcError, type GrpcErrorStatus, type GrpcStatusOverrides } from './errors.js';
+import { logError, type ErrorContext, type ErrorHook } from '../../server/errorHook.js';
 
 export interface GrpcServiceOptions {
   /** Protocol versions served (default ["1.0"]). */
   supportedVersions?: readonly string[];
-  /** Called with internal failures (never with request secrets). */
-  onError?: (error: unknown) => void;
+  /**
+   * Called with internal failures (an event that cannot be encoded, say) and the rpc's operation
+   * (never request secrets). Default: logError (console.error, with the stack).
+   */
+  onError?: ErrorHook;
   /**
    * Enforce the card's security requirements (SEC-02) on every call: verifier settings (an
    * authenticator is built from the handler's card on first use), or a function returning the
@@ -114,8 +118,9 @@ const V10_RPCS: readonly GrpcRpc[] = GRPC_METHODS.map(v10Rpc);
 /** A service whose rpcs run over the handler: service parameters, authentication, errors and streams as in createGrpcService. */
 export function createServiceOver(source: HandlerSource, spec: GrpcServiceSpec, options: GrpcServiceOptions = {}): GrpcService {
   const handler = resolver(source);
-  const report = (error: unknown): GrpcErrorStatus => {
-    if (!A2AError.is(error) || error.reason === 'INTERNAL') options.onError?.(error);
+  const onError = options.onError ?? logError;
+  const report = (error: unknown, context?: ErrorContext): GrpcErrorStatus => {
+    if (!A2AError.is(error) || error.reason === 'INTERNAL') onError(error, context);
     return toGrpcError(toA2AError(error), spec.statusCodes);
   };
   const env: CallEnv = { handler, supported: spec.supportedVersions, report, streams: new Set(), authenticator: authenticatorSource(handler, options.auth) };
@@ -161,7 +166,7 @@ interface CallEnv {
   authenticator: () => Authenticator | undefined;
   supported: readonly string[];
   /** Reports an internal failure once and gives the status the call ends with. */
-  report: (error: unknown) => GrpcErrorStatus;
+  report: (error: unknown, context?: ErrorContext) => GrpcErrorStatus;
   streams: Set<StreamCall>;
 }
 
@@ -197,7 +202,7 @@ function unaryCall(env: CallEnv, rpc: GrpcRpc) {
         ctx.answered();
         callback(null, bytes);
       } catch (error) {
-        callback(env.report(error));
+        callback(env.report(error, { operation: rpc.operation }));
       }
     })();
   };
@@ -216,7 +221,7 @@ function streamingCall(env: CallEnv, rpc: GrpcRpc) {
   const open = rpc.stream as NonNullable<GrpcRpc['stream']>;
   return (call: ServerWritableStream<Bytes, Bytes>): void => {
     if (call.cancelled) return;
-    const streamCall = new StreamCall(call, env);
+    const streamCall = new StreamCall(call, env, rpc.operation);
     void (async () => {
       try {
         // Inside the try: a version that cannot be negotiated is an error status like any other.

@@ -14,6 +14,7 @@ import type { StreamItem } from '../../server/taskStream.js';
 import type { GrpcCallContext } from './callContext.js';
 import { FIRST_EVENT_ID_KEY } from './codec.js';
 import type { GrpcErrorStatus } from './errors.js';
+import type { ErrorContext } from '../../server/errorHook.js';
 
 type Bytes = Buffer;
 
@@ -22,7 +23,7 @@ export interface StreamCallHost {
   /** Streaming calls in progress (shutdown ends them). */
   streams: Set<StreamCall>;
   /** Reports an internal failure once and gives the status the call ends with. */
-  report: (error: unknown) => GrpcErrorStatus;
+  report: (error: unknown, context?: ErrorContext) => GrpcErrorStatus;
 }
 
 /** The handler's stream and how each of its events is written. */
@@ -46,6 +47,8 @@ export class StreamCall implements StreamSink<StreamItem> {
   constructor(
     private readonly call: ServerWritableStream<Bytes, Bytes>,
     private readonly host: StreamCallHost,
+    /** The A2A operation of the call, for onError. */
+    private readonly operation?: string,
   ) {
     host.streams.add(this);
     // grpc-js also reports 'cancelled' after a call it completed: only an open stream reacts.
@@ -100,7 +103,7 @@ export class StreamCall implements StreamSink<StreamItem> {
   /** STREAM-12 / B9: an error before the first event or midway ends the call with its status. */
   fail(error: unknown): void {
     if (this.ended) return;
-    this.finish(this.host.report(error));
+    this.finish(this.host.report(error, this.operation ? { operation: this.operation } : undefined));
   }
 
   /** Shutdown (R24): ends the call with UNAVAILABLE so the client resubscribes elsewhere. */

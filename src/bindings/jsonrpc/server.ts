@@ -41,6 +41,8 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
   // The dialect errors are answered in: until the method is known, the version asked for (no
   // version = 0.3, when 0.3 is served), then the method's (digest §5.1 step 3).
   let dialect: Dialect = binding.compat03 ? responseDialect(versionSignals(req)) : '1.0';
+  /** The operation, once known: it goes to onError with a failure. */
+  let operation: string | undefined;
   try {
     const body = parseJson(await req.text(binding.limits.maxBodyBytes), binding.limits.maxJsonDepth);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -78,6 +80,7 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
       const hint = binding.compat03 && isV03Method(envelope.method) ? ' (an A2A 0.3 method: send it without A2A-Version, or with 0.3)' : '';
       throw new MethodNotFoundError(`Method ${JSON.stringify(envelope.method.slice(0, 100))} not found${hint}`);
     }
+    operation = op.name;
     await binding.authenticate(req, ctx, op.name);
     const requestId = id;
     if (op.streaming) {
@@ -85,13 +88,13 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
       return {
         status: 200,
         headers: binding.headersFor(SSE_HEADERS, ctx),
-        body: sseBody(items, new JsonRpcFrames(requestId, binding), binding.limits.heartbeatMs).abortWhen(ctx),
+        body: sseBody(items, new JsonRpcFrames(requestId, binding, op.name), binding.limits.heartbeatMs).abortWhen(ctx),
       };
     }
     const result = await binding.handler.unary(op.name as UnaryOperationName, params, ctx);
     return { status: 200, headers: binding.unaryHeaders(JSON_HEADERS, ctx, op.name), body: `{"jsonrpc":"2.0","id":${JSON.stringify(requestId)},"result":${JSON.stringify(result)}}` };
   } catch (error) {
-    return errorReply(binding.report(error), { id, dialect });
+    return errorReply(binding.report(error, operation ? { operation } : undefined), { id, dialect });
   }
 }
 
@@ -136,6 +139,7 @@ class JsonRpcFrames implements SseFormat {
   constructor(
     protected readonly id: JsonRpcId,
     protected readonly binding: BindingContext,
+    protected readonly operation?: string,
   ) {}
 
   data(item: StreamItem): string {
@@ -143,7 +147,7 @@ class JsonRpcFrames implements SseFormat {
   }
 
   error(error: unknown): string {
-    return jsonRpcErrorResponse(this.id, this.binding.report(error));
+    return jsonRpcErrorResponse(this.id, this.binding.report(error, this.operation ? { operation: this.operation } : undefined));
   }
 }
 

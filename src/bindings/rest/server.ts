@@ -63,26 +63,29 @@ export async function handleRest(req: HttpRequest, path: string, binding: Bindin
       return {
         status: 200,
         headers: binding.headersFor(SSE_HEADERS, ctx),
-        body: sseBody(items, new RestFrames(binding), binding.limits.heartbeatMs).abortWhen(ctx),
+        body: sseBody(items, new RestFrames(binding, match.route.op), binding.limits.heartbeatMs).abortWhen(ctx),
       };
     }
     const result = await binding.handler.unary(match.route.op as UnaryOperationName, params, ctx);
     return { status: 200, headers: binding.unaryHeaders(JSON_HEADERS, ctx, match.route.op), body: JSON.stringify(result) };
   } catch (error) {
-    return errorResponse(binding.report(error));
+    return errorResponse(binding.report(error, { operation: match.route.op }));
   }
 }
 
 /** REST-08: each SSE `data:` is a bare StreamResponse; a mid-stream error is a google.rpc.Status body. */
 class RestFrames implements SseFormat {
-  constructor(private readonly binding: BindingContext) {}
+  constructor(
+    private readonly binding: BindingContext,
+    private readonly operation: string,
+  ) {}
 
   data(item: StreamItem): string {
     return JSON.stringify(item.event);
   }
 
   error(error: unknown): string {
-    return JSON.stringify(toRestError(this.binding.report(error)).body);
+    return JSON.stringify(toRestError(this.binding.report(error, { operation: this.operation })).body);
   }
 }
 

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH } from '../../server/createA2AHandler.js';
 import { AGENT_CARD_PATH } from '../../server/agentCardRoute.js';
 import { serveAgent, type RunningAgent, type ServeAgentBaseOptions } from '../../node/serveAgent.js';
+import { formatError } from '../../server/errorHook.js';
 import type { RequestHandlerLike } from '../../server/tenantRouter.js';
 import { loadAgent, loadTenants } from '../agents/load.js';
 import { UsageError } from '../usage.js';
@@ -178,7 +179,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       ...(tls ? { tls } : {}),
       ...(grpcPort !== undefined ? { grpc: { port: grpcPort } } : {}),
       ...(signCard ? { signCard } : {}),
-      onError: (e) => console.error('a2a serve: internal error:', e),
+      // One hook for the host, gRPC and the agent: the task's ids and the stack (docs/cli.md).
+      onError: (e, context) => console.error(formatError('a2a serve', e, context)),
       handler: {
         store: opened.store,
         ...(bus ? { bus, leases: { ...(leaseTtlMs ? { ttlMs: leaseTtlMs } : {}) } } : {}),
@@ -187,7 +189,6 @@ export async function serveCommand(argv: string[]): Promise<number> {
         ...(maxBody ? { maxBodyBytes: maxBody } : {}),
         ...(auth ? { auth: auth.config } : {}),
         ...compatOption(values['no-compat']),
-        onError: (e) => console.error('a2a serve: agent error:', e instanceof Error ? e.message : e),
       },
     };
     running = tenants ? await serveAgent({ ...serveOptions, ...tenants }) : await serveAgent({ ...serveOptions, agent: agent as NonNullable<typeof agent> });
