@@ -1,4 +1,7 @@
 /** An agent as a module can export it: the card (without interfaces, which the host fills) and the executor. */
+import { AgentCardSchema } from '../gen/a2a_pb.js';
+import { decodeMessage } from '../protocol/decode.js';
+import { InvalidParamsError } from '../protocol/errors.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
 
@@ -19,6 +22,35 @@ export interface AgentDefinition {
 /** Identity helper that gives agent modules type checking: `export default defineAgent({...})`. */
 export function defineAgent(definition: AgentDefinition): AgentDefinition {
   return definition;
+}
+
+/**
+ * What is wrong with `value` as an AgentDefinition, one phrase per problem (none: it is one):
+ * `executor.execute is not a function`, or the card's violations as the request decoder finds
+ * them (`card.description is required`), its `supportedInterfaces` excepted (the host adds them)
+ * and empty lists tolerated (a card without skills is served as it is).
+ */
+export function agentDefinitionProblems(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null) return ['it is not an object'];
+  const { card, executor } = value as { card?: unknown; executor?: unknown };
+  const problems: string[] = [];
+  if (card === undefined) problems.push('card is missing');
+  else if (typeof card !== 'object' || card === null || Array.isArray(card)) problems.push('card is not an object');
+  else problems.push(...cardProblems(card as AgentCardBase));
+  if (executor === undefined) problems.push('executor is missing');
+  else if (typeof (executor as { execute?: unknown } | null)?.execute !== 'function') problems.push('executor.execute is not a function');
+  return problems;
+}
+
+function cardProblems(card: AgentCardBase): string[] {
+  const placeholder: AgentCard['supportedInterfaces'] = [{ url: 'http://localhost/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }];
+  try {
+    decodeMessage(AgentCardSchema, { ...card, supportedInterfaces: placeholder }, { path: 'card' });
+    return [];
+  } catch (error) {
+    if (!(error instanceof InvalidParamsError)) throw error;
+    return error.fieldViolations.filter((v) => v.description !== 'must not be empty').map((v) => `${v.field} ${v.description}`);
+  }
 }
 
 export interface InterfaceUrls {

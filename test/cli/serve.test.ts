@@ -162,6 +162,20 @@ describe('a2a serve --max-body', () => {
 });
 
 describe('a2a serve --agent', () => {
+  test('an agent that throws: stderr names the task and context and carries the stack', async () => {
+    const { proc, urls } = await startServe(['--agent', 'conformance']);
+    procs.push(proc);
+    const { task } = await jsonRpc<{ task: Task }>(urls.jsonrpc, 'SendMessage', { message: message('x', `tck-reject-task-${process.pid}`) });
+    assert.equal(task.status.state, 'TASK_STATE_FAILED');
+    // The report is written before the FAILED task is: wait for the pipe to deliver it.
+    for (let i = 0; i < 200 && !proc.stderr.includes('\n    at '); i++) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(
+      proc.stderr.startsWith(`a2a serve: error (agent, task ${task.id}, context ${task.contextId}): Error: rejected\n    at `),
+      proc.stderr,
+    );
+    assert.match(proc.stderr, /conformance\.ts:\d+/, 'the stack points into the agent');
+  });
+
   test('conformance: tck-complete-task-1 completes with "Hello from TCK"', async () => {
     const urls = await serveWith(['--agent', 'conformance']);
     assert.equal(urls.agent, 'a2a-kit conformance agent');
@@ -200,11 +214,27 @@ describe('a2a serve --agent', () => {
     assert.equal(textOf(reply.message.parts), 'named: pong');
   });
 
+  test('a module exporting half an agent: exit 2, one line naming each wrong part (the card per the decoder)', async () => {
+    const partial = await runToExit(['serve', '--port', '0', '--agent', './test/cli/fixtures/partialAgent.ts']);
+    assert.equal(partial.code, 2);
+    assert.equal(partial.stdout, '');
+    assert.equal(
+      partial.stderr,
+      'a2a serve: --agent ./test/cli/fixtures/partialAgent.ts: card.description is required; card.version is required; card.capabilities is required; ' +
+        'card.defaultInputModes is required; card.defaultOutputModes is required; card.skills is required; ' +
+        'executor.execute is not a function (expected an object { card, executor } — see docs/agents.md)\n',
+    );
+  });
+
   test('a module that is not an agent, or a missing one, exits 2 with one line', async () => {
     const bad = await runToExit(['serve', '--port', '0', '--agent', './test/cli/fixtures/badAgent.ts']);
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /^a2a serve: --agent \.\/test\/cli\/fixtures\/badAgent\.ts must export .*\{ card, executor \}.*\n$/);
+    // A card without an executor: the message says so (not the generic one).
+    assert.equal(bad.stderr, 'a2a serve: --agent ./test/cli/fixtures/badAgent.ts: executor is missing (expected an object { card, executor } — see docs/agents.md)\n');
     assert.equal(bad.stdout, '');
+    const nothing = await runToExit(['serve', '--port', '0', '--agent', './test/cli/fixtures/notAnAgent.ts']);
+    assert.equal(nothing.code, 2);
+    assert.match(nothing.stderr, /^a2a serve: --agent \.\/test\/cli\/fixtures\/notAnAgent\.ts must export .*\{ card, executor \}.*\n$/);
     const missing = await runToExit(['serve', '--port', '0', '--agent', './test/cli/fixtures/nope.ts']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /^a2a serve: --agent \.\/test\/cli\/fixtures\/nope\.ts: no such file \(.*nope\.ts\)\n$/);

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { dirname, resolve } from 'node:path';
-import type { AgentDefinition } from '../../server/agentDefinition.js';
+import { agentDefinitionProblems, type AgentDefinition } from '../../server/agentDefinition.js';
 import { checkTenantName } from '../../server/tenantRouter.js';
 import { conformanceAgent, conformanceCard } from './conformance.js';
 import { demoAgent, demoCard } from './demo.js';
@@ -20,11 +20,21 @@ export async function loadAgent(name: string, what = `--agent ${name}`): Promise
   if (name === 'demo') return { card: demoCard(), executor: demoAgent };
   if (name === 'conformance') return { card: conformanceCard(), executor: conformanceAgent };
   const mod = await importModule(resolve(name), what);
-  const candidate = (mod.default ?? mod.agent ?? mod) as Partial<AgentDefinition>;
-  if (!isAgent(candidate)) {
-    throw setupError(`${what} must export (default or "agent") an object { card, executor } — see docs/agents.md`);
-  }
-  return candidate;
+  return checkedAgent(mod.default ?? mod.agent ?? mod, what, `${what} must export (default or "agent") ${SHAPE}`);
+}
+
+const SHAPE = 'an object { card, executor } — see docs/agents.md';
+
+/**
+ * `value` as an agent, or a one-line setup error: the generic one when nothing of an agent is
+ * there, else what is wrong (`executor.execute is not a function`, `card.version is required`).
+ */
+function checkedAgent(value: unknown, what: string, generic: string): AgentDefinition {
+  const problems = agentDefinitionProblems(value);
+  if (problems.length === 0) return value as AgentDefinition;
+  const partial = typeof value === 'object' && value !== null && ('card' in value || 'executor' in value);
+  if (!partial) throw setupError(generic);
+  throw setupError(`${what}: ${problems.join('; ')} (expected ${SHAPE})`);
 }
 
 /** Imports a user module; a missing file or one that fails to load is a setup error. */
@@ -38,11 +48,6 @@ async function importModule(path: string, what: string): Promise<Record<string, 
     if (missingLoader) throw setupError(`${what}: ${missingLoader}`);
     throw setupError(`${what}: the module failed to load: ${error instanceof Error ? error.message : String(error)}`);
   }
-}
-
-function isAgent(value: unknown): value is AgentDefinition {
-  const candidate = value as Partial<AgentDefinition> | null;
-  return !!candidate && typeof candidate === 'object' && !!candidate.card && typeof candidate.executor?.execute === 'function';
 }
 
 export interface LoadedTenants {
@@ -85,8 +90,7 @@ export async function loadTenants(file: string): Promise<LoadedTenants> {
       throw setupError(`${what}: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (typeof spec === 'string') tenants[name] = await loadAgent(BUILTIN.has(spec) ? spec : resolve(dirname(path), spec), `${what}: tenant "${name}" (${spec})`);
-    else if (isAgent(spec)) tenants[name] = spec;
-    else throw setupError(`${what}: tenant "${name}" must name an agent (demo, conformance or a module path) or be { card, executor }`);
+    else tenants[name] = checkedAgent(spec, `${what}: tenant "${name}"`, `${what}: tenant "${name}" must name an agent (demo, conformance or a module path) or be { card, executor }`);
   }
   if (Object.keys(tenants).length === 0) throw setupError(`${what}: no tenants`);
   if (defaultTenant !== undefined && !Object.hasOwn(tenants, defaultTenant)) throw setupError(`${what}: defaultTenant "${defaultTenant}" is not one of the tenants`);
