@@ -10,7 +10,8 @@
  * What happens to such keys as data (asserted, so a change is noticed): on input every binding
  * DROPS a client-sent `__proto__` member silently (neither stored nor rejected), while
  * `constructor` and `prototype` are kept as ordinary data and round-trip. Own `__proto__` keys an
- * agent produces are kept as plain data (also through the artifact-append merge) and returned.
+ * agent produces are dropped the same way: agent writes go through the request decoder
+ * (src/server/agentWrites.ts), so they never reach the store, the append merge or the wire.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -76,9 +77,9 @@ const own = (o: unknown, key: string): boolean => typeof o === 'object' && o !==
 
 /**
  * The task as stored and returned. Client-sent `__proto__` members are dropped by the request
- * decoder; `constructor` / `prototype` are kept as data. Agent-produced own `__proto__` keys
- * (never decoded from a request) are kept as plain data through the append merge and returned —
- * over JSON; `agentKeys` false skips that for clients that cannot represent them (protobuf-es).
+ * decoder; `constructor` / `prototype` are kept as data. Agent-produced own `__proto__` keys are
+ * dropped by the same decoder (agent writes are checked like requests) — asserted over JSON;
+ * `agentKeys` false skips that for clients that cannot represent them (protobuf-es).
  */
 function checkStoredTask(task: Json, options: { binding: string; agentKeys: boolean }): void {
   const { binding } = options;
@@ -99,9 +100,9 @@ function checkStoredTask(task: Json, options: { binding: string; agentKeys: bool
   assert.deepEqual(second.extensions, ['__proto__', 'constructor']);
   for (const o of [echo.parts[3].data, echo.metadata, second.metadata, second.parts[0].metadata]) {
     assert.equal(Object.getPrototypeOf(o), Object.prototype, `${binding}: artifact data keeps a plain prototype`);
-    if (options.agentKeys) assert.deepEqual(Object.getOwnPropertyDescriptor(o, '__proto__')?.value, { polluted: true }, `${binding}: agent-produced __proto__ kept as data`);
+    if (options.agentKeys) assert.equal(own(o, '__proto__'), false, `${binding}: agent-produced __proto__ dropped`);
   }
-  if (options.agentKeys) assert.ok(own(echo.parts[3].data.nested, '__proto__'));
+  if (options.agentKeys) assert.equal(own(echo.parts[3].data.nested, '__proto__'), false);
 }
 
 describe('R17 no prototype pollution: JSON-RPC and HTTP+JSON', () => {
@@ -216,13 +217,13 @@ describe('R17 no prototype pollution: gRPC Struct keys', () => {
     const got = await rawCall(server.address, 'GetTask', { body: Uint8Array.from(str(2, response.task.id)) });
     assert.equal(got.code, grpcStatus.OK, got.details);
     checkStoredTask(toJson(TaskSchema, fromBinary(TaskSchema, got.messages[0]!)), { binding: 'gRPC', agentKeys: false });
-    // On the wire, the agent's own __proto__ keys are Struct map keys (entry field 1, 9 bytes),
-    // 2 in the appended data + 1 nested, 2 in artifact metadata ×2 (echo merge, second), 2 in part metadata.
+    // The agent's own __proto__ keys were dropped when it wrote them: none is a Struct map key
+    // (entry field 1, 9 bytes) on the wire.
     const wire = got.messages[0]!;
     const key = Buffer.from([0x0a, 0x09, ...Buffer.from('__proto__')]);
     let count = 0;
     for (let at = wire.indexOf(key); at >= 0; at = wire.indexOf(key, at + 1)) count++;
-    assert.ok(count >= 4, `agent-produced __proto__ Struct keys on the wire: ${count}`);
+    assert.equal(count, 0, `agent-produced __proto__ Struct keys on the wire: ${count}`);
     // A push config cannot carry Struct keys; a tenant or id named __proto__ is just a name.
     for (const [rpc, body] of [
       ['GetTask', [...str(1, '__proto__'), ...str(2, '__proto__')]],
