@@ -77,6 +77,11 @@ const ID_FIELDS: ReadonlySet<string> = new Set(['id', 'taskId', 'contextId', 'me
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
+/** An identifier the decoder keeps as it is: no control characters (see ID_FIELDS). */
+export function isCleanId(value: string): boolean {
+  return !CONTROL_CHARS.test(value);
+}
+
 /**
  * What to do with members a message does not define: drop them (OPS-05, the default for
  * requests), or refuse them (objects an agent wrote: a misspelt or 0.3-style member is a bug).
@@ -87,14 +92,20 @@ class Decoder {
   readonly violations: FieldViolation[] = [];
   /** The path of the value being decoded, as a stack: rendered only when something fails. */
   private readonly path: (string | number)[] = [];
-  /** The JSON objects and arrays being copied (a value found among them is a cycle). */
-  private readonly enclosing = new Set<object>();
+  /**
+   * The JSON objects and arrays being copied (a value found among them is a cycle). Only objects
+   * built in process (`unknownFields: 'reject'`, an agent's writes) can hold cycles; parsed JSON
+   * and protobuf cannot, so requests do without the bookkeeping.
+   */
+  private readonly enclosing: Set<object> | undefined;
 
   constructor(
     private readonly limits: DecodeLimits,
     private readonly root: string,
     private readonly unknownFields: UnknownFields = 'drop',
-  ) {}
+  ) {
+    if (unknownFields === 'reject') this.enclosing = new Set();
+  }
 
   private where(): string {
     let out = this.root;
@@ -296,12 +307,14 @@ class Decoder {
       return value.length > this.limits.maxStringLength ? this.fail('is too long') : value;
     }
     if (typeof value !== 'object' || !(Array.isArray(value) || isJsonObject(value))) return this.fail(`must be JSON (got ${kindOf(value)})`);
-    if (this.enclosing.has(value)) return this.fail('is circular (it contains itself)');
-    this.enclosing.add(value);
+    const enclosing = this.enclosing;
+    if (!enclosing) return Array.isArray(value) ? this.jsonArray(value) : this.jsonObject(value);
+    if (enclosing.has(value)) return this.fail('is circular (it contains itself)');
+    enclosing.add(value);
     try {
       return Array.isArray(value) ? this.jsonArray(value) : this.jsonObject(value);
     } finally {
-      this.enclosing.delete(value);
+      enclosing.delete(value);
     }
   }
 

@@ -10,6 +10,10 @@ import { createA2AHandler } from '../../src/server/createA2AHandler.js';
 import type { ErrorContext } from '../../src/server/errorHook.js';
 import type { TaskUpdater } from '../../src/server/taskUpdater.js';
 import type { Part, Task, TaskState } from '../../src/protocol/types.js';
+import type { DescMessage } from '@bufbuild/protobuf';
+import { ArtifactSchema, MessageSchema, TaskStatusSchema } from '../../src/gen/a2a_pb.js';
+import { decodeMessage } from '../../src/protocol/decode.js';
+import { isPlainWrite } from '../../src/server/agentWrites.js';
 import { testCard } from './support.js';
 
 type Bad = (task: TaskUpdater) => Promise<unknown>;
@@ -207,5 +211,49 @@ describe('agent writes are validated like requests (LIFE-01, STREAM-10)', () => 
     assert.deepEqual(artifact?.metadata, { k: 'v' });
     assert.deepEqual(Object.keys((artifact?.parts[0] as { data: object }).data), ['a', 'list']);
     assert.equal(artifact?.parts.length, 2);
+  });
+});
+
+describe('the shortcut for plain writes (isPlainWrite) says yes only where the decoder agrees', () => {
+  const id = '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+  const message = (extra: Record<string, unknown> = {}) => ({ messageId: id, contextId: id, taskId: id, role: 'ROLE_AGENT', parts: [{ text: 'hi' }], ...extra });
+  const samples: [DescMessage, unknown][] = [
+    [MessageSchema, message()],
+    [MessageSchema, message({ parts: [{ text: 'a' }, { text: 'b' }] })],
+    [MessageSchema, message({ parts: [{ text: '' }] })],
+    [MessageSchema, message({ parts: [] })],
+    [MessageSchema, message({ parts: [{ text: 'x', kind: 'text' }] })],
+    [MessageSchema, message({ parts: [{ data: { a: 1 } }] })],
+    [MessageSchema, message({ role: 'ROLE_UNSPECIFIED' })],
+    [MessageSchema, message({ role: 'agent' })],
+    [MessageSchema, message({ messageId: 'a\u0000b' })],
+    [MessageSchema, message({ messageId: '' })],
+    [MessageSchema, message({ metadata: { a: 1 } })],
+    [MessageSchema, message({ kind: 'message' })],
+    [ArtifactSchema, { artifactId: 'a1', parts: [{ text: 'chunk' }] }],
+    [ArtifactSchema, { artifactId: 'a1', name: 'answer', description: 'd', parts: [{ text: 'chunk' }] }],
+    [ArtifactSchema, { artifactId: 'a1', name: '', parts: [{ text: 'chunk' }] }],
+    [ArtifactSchema, { artifactId: '', parts: [{ text: 'chunk' }] }],
+    [ArtifactSchema, { artifactId: 'a1', parts: [{ text: 7 }] }],
+    [ArtifactSchema, { artifactId: 'a1' }],
+    [TaskStatusSchema, { state: 'TASK_STATE_WORKING', timestamp: '2026-12-01T10:00:00.000Z' }],
+    [TaskStatusSchema, { state: 'TASK_STATE_COMPLETED', message: message(), timestamp: '2026-12-01T10:00:00.000Z' }],
+    [TaskStatusSchema, { state: 'WORKING', timestamp: '2026-12-01T10:00:00.000Z' }],
+    [TaskStatusSchema, { state: 'TASK_STATE_WORKING', timestamp: '2026-12-01T10:00:00.000z' }],
+    [TaskStatusSchema, { state: 'TASK_STATE_WORKING', timestamp: 'yesterday' }],
+    [TaskStatusSchema, { state: 'TASK_STATE_WORKING', message: message({ parts: [{ raw: 'AA==' }] }), timestamp: '2026-12-01T10:00:00.000Z' }],
+  ];
+
+  test('every sample the shortcut keeps, the decoder accepts and returns unchanged; and the shortcut takes the common writes', () => {
+    let kept = 0;
+    for (const [desc, value] of samples) {
+      if (!isPlainWrite(desc, value)) continue;
+      kept++;
+      const decoded = decodeMessage(desc, value, { limits: { maxListLength: Infinity, maxObjectKeys: Infinity, maxStringLength: Infinity }, unknownFields: 'reject' });
+      assert.deepEqual(decoded, value, `${desc.name} ${JSON.stringify(value)}`);
+    }
+    assert.equal(isPlainWrite(MessageSchema, message()), true, 'a text message takes the shortcut');
+    assert.equal(isPlainWrite(ArtifactSchema, { artifactId: 'a1', parts: [{ text: 'chunk' }] }), true, 'a text chunk takes the shortcut');
+    assert.ok(kept >= 5 && kept < samples.length, `${kept} of ${samples.length} kept`);
   });
 });
