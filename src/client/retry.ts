@@ -1,9 +1,11 @@
 /**
  * Retries with exponential backoff and full jitter for idempotent operations (IDEM-01/03/04)
- * on network failures, 503 and 429 (honouring Retry-After, B13). SendMessage is retried only
+ * on network failures, 503 and 429 (honouring Retry-After, B13; not a 429 for a cap the task
+ * has reached, such as a full history). SendMessage is retried only
  * when the caller opted in and fixed the messageId, so a server that deduplicates by
  * messageId (IDEM-02) sees the same message again rather than a new one.
  */
+import { A2AError } from '../protocol/errors.js';
 import type { Message, OperationName } from '../protocol/types.js';
 import { A2AClientError, responseInfo } from './errors.js';
 import { hasGeneratedId } from './messages.js';
@@ -32,6 +34,16 @@ const IDEMPOTENT: ReadonlySet<OperationName> = new Set<OperationName>([
   'getExtendedAgentCard',
 ]);
 
+/**
+ * RESOURCE_EXHAUSTED answers whose ErrorInfo `limit` names a cap the task itself has reached (a
+ * full history, R16): the same request gets the same answer, however long the client waits.
+ */
+const PERMANENT_LIMITS: ReadonlySet<string> = new Set(['historyMessages', 'historyChars']);
+
+function isPermanentLimit(error: unknown): boolean {
+  return error instanceof A2AError && error.reason === 'RESOURCE_EXHAUSTED' && PERMANENT_LIMITS.has(error.metadata.limit ?? '');
+}
+
 function mayRepeat(op: OperationName, request: unknown, options: RetryOptions): boolean {
   if (IDEMPOTENT.has(op)) return true;
   if (op !== 'sendMessage' && op !== 'sendStreamingMessage') return false;
@@ -47,7 +59,7 @@ export function retryDelay(input: { op: OperationName; request: unknown; error: 
   const { op, request, error, attempt } = input;
   if (attempt >= (options.retries ?? 3) || !mayRepeat(op, request, options)) return undefined;
   const info = responseInfo(error);
-  const transient = A2AClientError.is(error, 'NETWORK') || info?.status === 503 || info?.status === 429;
+  const transient = A2AClientError.is(error, 'NETWORK') || info?.status === 503 || (info?.status === 429 && !isPermanentLimit(error));
   if (!transient) return undefined;
   if (info?.retryAfterMs !== undefined) return info.retryAfterMs <= (options.maxRetryAfterMs ?? 30_000) ? info.retryAfterMs : undefined;
   const step = Math.min(options.maxDelayMs ?? 5_000, (options.baseDelayMs ?? 200) * 2 ** attempt);

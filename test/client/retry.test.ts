@@ -112,6 +112,27 @@ for (const binding of BINDINGS) {
       }
     });
 
+    test('R16 a follow-up refused because the task history is full (429 RESOURCE_EXHAUSTED, limit historyMessages) is not retried', async () => {
+      const capped = await startServer({ handler: { limits: { maxHistoryMessages: 2 } } });
+      const cappedSeen = record(capped);
+      try {
+        const client = await createClient(capped.card, { bindings: [binding], retry: { ...FAST, retrySendMessage: true } });
+        const asked = await client.sendMessage({ message: createMessage({ text: 'ask a question', messageId: `cap-${binding}-1` }) });
+        assert.ok('task' in asked && asked.task.status.state === 'TASK_STATE_INPUT_REQUIRED');
+        const from = cappedSeen.length;
+        const followUp = createMessage({ text: 'an answer', messageId: `cap-${binding}-2`, taskId: asked.task.id });
+        await assert.rejects(client.sendMessage({ message: followUp }), (e: unknown) => {
+          assert.ok(A2AError.is(e));
+          assert.equal(e.reason, 'RESOURCE_EXHAUSTED');
+          assert.equal(e.metadata.limit, 'historyMessages');
+          return true;
+        });
+        assert.equal(cappedSeen.length - from, 1, 'asked once, not retried');
+      } finally {
+        await capped.close();
+      }
+    });
+
     test('sendMessage is never retried by default', async () => {
       const client = await createClient(server.card, { bindings: [binding], retry: FAST });
       let answered = 0;
