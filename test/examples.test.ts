@@ -50,7 +50,7 @@ test('examples/hello-agent/main.ts runs and exits 0', async () => {
 });
 
 test('a2a serve --agent examples/hello-agent/agent.ts serves the module', async () => {
-  const child = spawn(process.execPath, [join(root, 'bin', 'a2a.js'), 'serve', '--agent', 'examples/hello-agent/agent.ts', '--port', '0', '--json'], {
+  const child = spawn(process.execPath, [join(root, 'bin', 'a2a.js'), 'serve', '--agent', 'examples/hello-agent/agent.ts', '--store', 'memory', '--port', '0', '--json'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -112,7 +112,7 @@ describe('a2a serve (demo agent)', () => {
   });
 
   test('human output names the Agent Card, JSON-RPC and HTTP+JSON URLs', async () => {
-    const proc = runA2A(['serve', '--port', '0']);
+    const proc = runA2A(['serve', '--port', '0', '--store', 'memory']);
     procs.push(proc);
     await proc.waitForLine(/HTTP\+JSON/);
     const out = proc.stdout;
@@ -215,7 +215,7 @@ describe('a2a serve --agent', () => {
   });
 
   test('a module exporting half an agent: exit 2, one line naming each wrong part (the card per the decoder)', async () => {
-    const partial = await runToExit(['serve', '--port', '0', '--agent', './test/cli/fixtures/partialAgent.ts']);
+    const partial = await runToExit(['serve', '--port', '0', '--store', 'memory', '--agent', './test/cli/fixtures/partialAgent.ts']);
     assert.equal(partial.code, 2);
     assert.equal(partial.stdout, '');
     assert.equal(
@@ -227,15 +227,15 @@ describe('a2a serve --agent', () => {
   });
 
   test('a module that is not an agent, or a missing one, exits 2 with one line', async () => {
-    const bad = await runToExit(['serve', '--port', '0', '--agent', './test/cli/fixtures/badAgent.ts']);
+    const bad = await runToExit(['serve', '--port', '0', '--store', 'memory', '--agent', './test/cli/fixtures/badAgent.ts']);
     assert.equal(bad.code, 2);
     // A card without an executor: the message says so (not the generic one).
     assert.equal(bad.stderr, 'a2a serve: --agent ./test/cli/fixtures/badAgent.ts: executor is missing (expected an object { card, executor } — see docs/agents.md)\n');
     assert.equal(bad.stdout, '');
-    const nothing = await runToExit(['serve', '--port', '0', '--agent', './test/cli/fixtures/notAnAgent.ts']);
+    const nothing = await runToExit(['serve', '--port', '0', '--store', 'memory', '--agent', './test/cli/fixtures/notAnAgent.ts']);
     assert.equal(nothing.code, 2);
     assert.match(nothing.stderr, /^a2a serve: --agent \.\/test\/cli\/fixtures\/notAnAgent\.ts must export .*\{ card, executor \}.*\n$/);
-    const missing = await runToExit(['serve', '--port', '0', '--agent', './test/cli/fixtures/nope.ts']);
+    const missing = await runToExit(['serve', '--port', '0', '--store', 'memory', '--agent', './test/cli/fixtures/nope.ts']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /^a2a serve: --agent \.\/test\/cli\/fixtures\/nope\.ts: no such file \(.*nope\.ts\)\n$/);
   });

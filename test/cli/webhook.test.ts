@@ -165,9 +165,9 @@ describe('a2a webhook listen', () => {
 
   test('package.json exports ./webhooks: the receiver API', async () => {
     const { readFile } = await import('node:fs/promises');
-    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { exports: Record<string, string> };
-    assert.equal(pkg.exports['./webhooks'], './src/webhooks/index.ts');
-    const mod = await import('../../src/webhooks/index.js');
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { exports: Record<string, Record<string, string>> };
+    assert.deepEqual(pkg.exports['./webhooks'], { 'a2a-kit-source': './src/webhooks/index.ts', types: './dist/webhooks/index.d.ts', default: './dist/webhooks/index.js' });
+    const mod = await import('a2a-kit/webhooks');
     for (const name of ['readDelivery', 'verifyWebhook', 'signWebhook', 'generateWebhookSecret', 'WebhookVerificationError', 'WebhookDeliveryError', 'tokenMatches', 'authorizationMatches']) {
       assert.equal(typeof (mod as Record<string, unknown>)[name], 'function', name);
     }

@@ -23,7 +23,8 @@ after(() => {
 });
 
 async function serve(args: string[]): Promise<{ card: string; jsonrpc: string; grpc: string }> {
-  const proc = runA2A(['serve', '--port', '0', '--json', ...args]);
+  // Memory: tests never serve the repository's default ./.a2a/tasks.db (one a2a serve per file).
+  const proc = runA2A(['serve', '--port', '0', '--json', '--store', 'memory', ...args]);
   procs.push(proc);
   return JSON.parse(await proc.waitForLine(/^\{/)) as { card: string; jsonrpc: string; grpc: string };
 }
