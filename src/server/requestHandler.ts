@@ -356,8 +356,9 @@ export class A2ARequestHandler {
     } finally {
       clearTimeout(timer);
     }
-    running.catch((error: unknown) => this.options.onError?.(error));
-    this.options.onError?.(new Error(`cancel() of task ${call.task.id} did not finish within ${timeoutMs} ms; the task is canceled without it`));
+    const context = { operation: 'cancelTask', taskId: call.task.id, ...(call.task.contextId ? { contextId: call.task.contextId } : {}), tenant: call.tenant };
+    running.catch((error: unknown) => this.onError(error, context));
+    this.onError(new Error(`cancel() of task ${call.task.id} did not finish within ${timeoutMs} ms; the task is canceled without it`), context);
   }
 
   private async getExtendedAgentCard(ctx: CallContext): Promise<AgentCard> {

@@ -53,6 +53,7 @@ test('LIFE-05 cancel() is called first (the run is still going), then CANCELED i
 test('R5 a cancel() that hangs past its deadline does not hang CancelTask: the task is canceled anyway, and onError says why', async () => {
   const log: string[] = [];
   const errors: unknown[] = [];
+  const contexts: unknown[] = [];
   let deadline: AbortSignal | undefined;
   const h = new A2ARequestHandler({
     agentCard: testCard('hanging cancel'),
@@ -61,7 +62,7 @@ test('R5 a cancel() that hangs past its deadline does not hang CancelTask: the t
       await new Promise(() => undefined); // ignores its deadline
     }),
     cancelTimeoutMs: 200,
-    onError: (e) => errors.push(e),
+    onError: (e, context) => (errors.push(e), contexts.push(context)),
   });
   const id = await startTask(h, log);
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -71,6 +72,7 @@ test('R5 a cancel() that hangs past its deadline does not hang CancelTask: the t
   assert.equal((answer as Task).status.state, 'TASK_STATE_CANCELED');
   assert.equal(deadline?.aborted, true, 'cancel() was told through its signal');
   assert.match(String(errors[0]), /cancel\(\) of task .* did not finish within 200 ms/);
+  assert.deepEqual(contexts[0], { operation: 'cancelTask', taskId: id, contextId: (answer as Task).contextId, tenant: '' }, 'onError hears which task');
   await eventually(async () => (log.includes('signal aborted') ? true : undefined), 'the run to be aborted');
   await h.drain(0);
 });
