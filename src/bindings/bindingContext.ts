@@ -4,7 +4,7 @@
  */
 import type { Authenticator } from '../auth/authConfig.js';
 import { detectVersion, type Dialect } from '../compat/detect.js';
-import { A2AError, toA2AError } from '../protocol/errors.js';
+import { toA2AError, type A2AError } from '../protocol/errors.js';
 import {
   EXTENSIONS_HEADER,
   VERSION_HEADER,
@@ -15,8 +15,7 @@ import {
 } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { HttpRequest } from '../server/http/httpTypes.js';
-import { RequestAbortedError } from '../server/http/requestAborted.js';
-import type { ErrorContext, ErrorHook } from '../server/errorHook.js';
+import { isServerFault, type ErrorContext, type ErrorHook } from '../server/errorHook.js';
 import type { A2ARequestHandler, CallContext } from '../server/requestHandler.js';
 import type { Principal } from '../auth/principal.js';
 
@@ -149,7 +148,7 @@ export class BindingContext {
 
   /** Converts anything thrown to an A2AError, reporting unexpected failures once (a client gone away is none). */
   report(error: unknown, context?: ErrorContext): A2AError {
-    if ((!A2AError.is(error) || error.reason === 'INTERNAL') && !(error instanceof RequestAbortedError)) this.onError?.(error, context);
+    if (isServerFault(error)) this.onError?.(error, context);
     return toA2AError(error);
   }
 }

@@ -5,6 +5,10 @@
  * passed to it (R23): only the error and the ids below.
  */
 
+import { A2AError } from '../protocol/errors.js';
+import { RequestAbortedError } from './http/requestAborted.js';
+import { StreamConsumerTooSlowError } from './slowConsumer.js';
+
 /** Where an error happened; each member is there when it is known. */
 export interface ErrorContext {
   /**
@@ -41,6 +45,16 @@ function describe(error: unknown): string {
     }
   }
   return String(error);
+}
+
+/**
+ * Whether a failure goes to onError: anything unexpected, and INTERNAL errors; not the A2A errors
+ * a request earns (not found, invalid params…), nor what the client caused itself (it went away
+ * mid-body, or read a stream too slowly).
+ */
+export function isServerFault(error: unknown): boolean {
+  if (error instanceof RequestAbortedError || error instanceof StreamConsumerTooSlowError) return false;
+  return !A2AError.is(error) || error.reason === 'INTERNAL';
 }
 
 /** The default hook: the error with its stack on console.error. Pass `onError` to replace it, `() => {}` to silence it. */

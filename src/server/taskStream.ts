@@ -9,11 +9,11 @@
  */
 import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
 import type { StreamResponse, Task, TaskState } from '../protocol/types.js';
-import { InternalError } from '../protocol/errors.js';
 import type { EventBus } from './eventBus.js';
 import { PushStream, type StreamSink } from './pushStream.js';
 import type { StoredEvent, TaskRecord, TaskStore } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
+import { StreamConsumerTooSlowError } from './slowConsumer.js';
 
 export interface StreamItem {
   event: StreamResponse;
@@ -150,7 +150,7 @@ class TaskStream extends PushStream<StreamItem> {
     try {
       while (!this.done && !this.paused && !this.reading) {
         if (this.overflow) {
-          this.fail(new InternalError('Stream consumer too slow; reconnect with SubscribeToTask'));
+          this.fail(new StreamConsumerTooSlowError());
           return;
         }
         const item = this.pending[this.head];

@@ -100,3 +100,40 @@ describe('a client going away is not an internal error', () => {
     await onlyTheRealFaultReported();
   });
 });
+
+describe('a stream reader too slow for the buffer (R10) is not an internal error either', () => {
+  const CHUNK = 'x'.repeat(64 * 1024);
+  /** Streams 400 chunks of 64 KiB as fast as the store takes them: far more than a paused reader's socket holds. */
+  const flood: AgentExecutor = {
+    async execute(_ctx, task) {
+      await task.startWork();
+      const artifactId = await task.addArtifact(CHUNK);
+      for (let i = 1; i < 400; i++) await task.addArtifact(CHUNK, { artifactId, append: true });
+      await task.complete();
+    },
+  };
+
+  test('the reader gets "too slow"; onError hears nothing', async () => {
+    const errors: unknown[] = [];
+    const s = await startServer(flood, { maxStreamBuffer: 8, onError: (e) => errors.push(e) }, { onError: (e) => errors.push(e) });
+    try {
+      const socket = await connect(s.port);
+      socket.on('error', () => undefined);
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: userMessage('flood') } });
+      socket.write(`POST /a2a/jsonrpc HTTP/1.1\r\nHost: localhost\r\nA2A-Version: 1.0\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.pause(); // reads nothing while the agent writes 25 MiB
+      await delay(1_500);
+      let received = '';
+      socket.setEncoding('latin1');
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.on('data', (d: string) => (received = (received + d).slice(-4096)));
+      socket.resume();
+      await within(closed, 10_000, undefined);
+      socket.destroy();
+      assert.match(received, /too slow/, 'the stream ended with the R10 error');
+      assert.deepEqual(errors, [], 'a slow reader is not reported to onError');
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -12,7 +12,7 @@ import type { AuthConfig, Authenticator } from '../../auth/authConfig.js';
 import { createAuthenticator } from '../../auth/authenticator.js';
 import type { DescMessage } from '@bufbuild/protobuf';
 import { StreamResponseSchema } from '../../gen/a2a_pb.js';
-import { A2AError, InternalError, toA2AError } from '../../protocol/errors.js';
+import { InternalError, toA2AError } from '../../protocol/errors.js';
 import { PROTOCOL_VERSION, activatedExtensions } from '../../protocol/serviceParams.js';
 import type { StreamingOperationName, StreamResponse, UnaryOperationName } from '../../protocol/types.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
@@ -20,7 +20,7 @@ import { GRPC_METHODS, jsonToBinary, requestToJson, type GrpcMethod } from './co
 import { GrpcCallContext, authenticate } from './callContext.js';
 import { StreamCall, type GrpcRpcStream } from './streamCall.js';
 import { toGrpcError, type GrpcErrorStatus, type GrpcStatusOverrides } from './errors.js';
-import { logError, type ErrorContext, type ErrorHook } from '../../server/errorHook.js';
+import { isServerFault, logError, type ErrorContext, type ErrorHook } from '../../server/errorHook.js';
 
 export interface GrpcServiceOptions {
   /** Protocol versions served (default ["1.0"]). */
@@ -120,7 +120,7 @@ export function createServiceOver(source: HandlerSource, spec: GrpcServiceSpec, 
   const handler = resolver(source);
   const onError = options.onError ?? logError;
   const report = (error: unknown, context?: ErrorContext): GrpcErrorStatus => {
-    if (!A2AError.is(error) || error.reason === 'INTERNAL') onError(error, context);
+    if (isServerFault(error)) onError(error, context);
     return toGrpcError(toA2AError(error), spec.statusCodes);
   };
   const env: CallEnv = { handler, supported: spec.supportedVersions, report, streams: new Set(), authenticator: authenticatorSource(handler, options.auth) };
