@@ -59,13 +59,27 @@ describe('gRPC message size limits (R15)', () => {
     }
   });
 
-  test('a response larger than the client limit fails locally as PayloadTooLargeError', async () => {
+  test('a response larger than the client limit fails locally as INVALID_RESPONSE (the task ran), not as the server refusing the request', async () => {
     const client = createGrpcClient(server.address, { maxMessageBytes: 4 * 1024 });
     try {
+      const messageId = uid('m');
       await assert.rejects(
-        client.sendMessage({ message: { messageId: uid('m'), role: 'ROLE_USER', parts: [{ text: `hi ${'w'.repeat(3 * 1024)}` }] } }),
-        (e: unknown) => A2AError.is(e) && e.reason === 'PAYLOAD_TOO_LARGE',
+        client.sendMessage({ message: { messageId, role: 'ROLE_USER', parts: [{ text: `hi ${'w'.repeat(3 * 1024)}` }] } }),
+        (e: unknown) => {
+          assert.ok(A2AClientError.is(e, 'INVALID_RESPONSE'), `got ${String(e)}`);
+          assert.match(e.message, /larger than this client's maxMessageBytes \(4096\); the call itself may have succeeded/);
+          return true;
+        },
       );
+      // It did: the task exists and completed (a roomier client reads it).
+      const roomy = createGrpcClient(server.address);
+      try {
+        const { tasks } = await roomy.listTasks({ pageSize: 1, historyLength: 1 });
+        assert.equal(tasks[0]?.history?.[0]?.messageId, messageId);
+        assert.equal(tasks[0]?.status.state, 'TASK_STATE_COMPLETED');
+      } finally {
+        roomy.close();
+      }
     } finally {
       client.close();
     }

@@ -5,7 +5,7 @@
  * wire JSON as on the other transports; codec.ts converts at the edge. Errors come back as
  * the typed A2AErrors named by ErrorInfo (ERR-08) or as A2AClientErrors. Node only.
  */
-import { Client, Metadata, credentials as grpcCredentials, type ChannelCredentials, type ChannelOptions, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import { Client, Metadata, status as grpcStatus, credentials as grpcCredentials, type ChannelCredentials, type ChannelOptions, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
 import { A2AClientError } from '../../client/errors.js';
 import { Deadline } from '../../client/signals.js';
 import type { StreamItem, Transport, TransportCall, TransportFactory } from '../../client/transport.js';
@@ -107,10 +107,28 @@ export function decodeResponse<T>(desc: GrpcMethod['output'], bytes: Buffer): T 
 /** How a failed call's status becomes the error thrown (default fromGrpcError). */
 export type GrpcErrorReader = (error: ServiceError) => Error;
 
-function failure(error: ServiceError, call: { signal: AbortSignal; errors?: GrpcErrorReader | undefined }): Error {
+function failure(error: ServiceError, call: { signal: AbortSignal; request?: Buffer; errors?: GrpcErrorReader | undefined }): Error {
   // The client's Deadline turns ABORTED into TIMEOUT when its own timer fired.
   if (call.signal.aborted) return new A2AClientError('ABORTED', 'The call was aborted', { cause: call.signal.reason ?? error });
-  return (call.errors ?? fromGrpcError)(error);
+  return responseTooLarge(error, call.request) ?? (call.errors ?? fromGrpcError)(error);
+}
+
+/**
+ * grpc-js refusing a response (or stream event) over this client's `maxMessageBytes`. It words it
+ * as a server refusing an oversized request does ("Received message larger than max (N vs M)"),
+ * but that N is the size of our request; this one is the answer's, and the call may well have
+ * taken effect on the server: not PayloadTooLargeError ("your request was refused"), which would
+ * invite a retry that runs the task again.
+ */
+function responseTooLarge(error: ServiceError, request: Buffer | undefined): A2AClientError | undefined {
+  if (error.code !== grpcStatus.RESOURCE_EXHAUSTED || request === undefined || error.metadata?.get('grpc-status-details-bin').length) return undefined;
+  const sizes = /larger than max \((\d+) vs (\d+)\)/.exec(error.details ?? '');
+  if (!sizes || Number(sizes[1]) === request.length) return undefined;
+  return new A2AClientError(
+    'INVALID_RESPONSE',
+    `The agent's answer (${sizes[1]} bytes) is larger than this client's maxMessageBytes (${sizes[2]}); the call itself may have succeeded. Raise maxMessageBytes, or read the task with historyLength / includeArtifacts to trim it`,
+    { cause: error },
+  );
 }
 
 /** One call as bytes: the rpc path, the encoded request, the headers sent as metadata. */
