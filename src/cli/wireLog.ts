@@ -110,17 +110,19 @@ export function wireLog(options: WireLogOptions): { interceptor: Interceptor; fe
   const limit = options.limit ?? 1000;
   const masker = new Masker(options);
   const line = (prefix: string, text: string) => write(masker.text(`${style.dim(prefix)} ${text}\n`));
+  // Masked before it is cut short, so that no secret shows half of itself at the cut.
+  const body = (text: string): string => truncate(masker.text(maskBody(text)), limit);
 
   const interceptor: Interceptor = {
     before(call) {
       masker.learn(call.card);
       const { protocolBinding, url, tenant } = call.agentInterface;
       line('*', `${style.bold(call.op)} via ${protocolBinding} ${url}${tenant ? ` (tenant ${tenant})` : ''}`);
-      if (!HTTP_BINDINGS.has(protocolBinding)) line('>', truncate(JSON.stringify(call.request), limit));
+      if (!HTTP_BINDINGS.has(protocolBinding)) line('>', body(JSON.stringify(call.request)));
     },
     after(call, result) {
       if (result.ok && !HTTP_BINDINGS.has(call.agentInterface.protocolBinding)) {
-        line('<', truncate(JSON.stringify(result.value) ?? '', limit));
+        line('<', body(JSON.stringify(result.value) ?? ''));
       }
       line('*', `${call.op} ${result.ok ? style.green('ok') : style.red(`failed: ${describe(result.error)}`)}`);
     },
@@ -132,7 +134,7 @@ export function wireLog(options: WireLogOptions): { interceptor: Interceptor; fe
     new Headers(init.headers).forEach((value, name) => {
       if (!BORING.has(name)) line('>', style.dim(`${name}: ${masker.header(name, value)}`));
     });
-    if (typeof init.body === 'string') line('>', truncate(maskBody(init.body), limit));
+    if (typeof init.body === 'string') line('>', body(init.body));
     const started = performance.now();
     let res: Response;
     try {
@@ -146,12 +148,12 @@ export function wireLog(options: WireLogOptions): { interceptor: Interceptor; fe
     const status = `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
     line('<', `${res.ok ? style.green(status) : style.red(status)} ${type} ${style.dim(`(${ms} ms)`)}`);
     if (type.toLowerCase().startsWith('text/event-stream') && res.body) {
-      const body = res.body.pipeThrough(sseLogger((text) => line('<', truncate(maskBody(text), limit))));
-      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+      const logged = res.body.pipeThrough(sseLogger((text) => line('<', body(text))));
+      return new Response(logged, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
     try {
       const text = await res.clone().text();
-      if (text) line('<', truncate(maskBody(text), limit));
+      if (text) line('<', body(text));
     } catch {
       // The body could not be read twice; the transport will report its own failure.
     }

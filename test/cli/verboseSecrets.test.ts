@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runA2A } from './cliHelpers.js';
+import { runA2A, startServe } from './cliHelpers.js';
 import { startSecured, type SecuredAgent } from '../auth/support.js';
 
 const KEY = 'alice-key-SECRET123';
@@ -65,5 +65,23 @@ describe('--verbose never shows the API key (R23)', { concurrency: 2 }, () => {
     assert.equal(q.code, 0, q.stderr);
     assert.match(q.stderr, /\?sig=\*\*\*$/m);
     assert.doesNotMatch(q.stderr, /sig=k9/);
+  });
+});
+
+describe('--verbose over gRPC masks push secrets in the bodies it shows (R23)', () => {
+  test('a2a push create --binding grpc --token … --auth "Bearer …" --verbose: neither value appears', async () => {
+    const { proc, urls } = await startServe(['--grpc-port', '0', '--allow-private-webhooks']);
+    try {
+      const sent = await run(['send', urls.card.replace('/.well-known/agent-card.json', ''), 'hi', '--json']);
+      assert.equal(sent.code, 0, sent.stderr);
+      const taskId = (JSON.parse(sent.stdout) as { task: { id: string } }).task.id;
+      const r = await run(['push', 'create', urls.card.replace('/.well-known/agent-card.json', ''), taskId, 'http://127.0.0.1:9999/hook', '--binding', 'grpc', '--token', 'PUSHTOKEN-1234', '--auth', 'Bearer PUSHCRED-5678', '--verbose']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /createTaskPushNotificationConfig via GRPC/);
+      assert.match(r.stderr, /"token":"\*\*\*"/, 'the request body is shown, masked');
+      assert.ok(!r.stderr.includes('PUSHTOKEN-1234') && !r.stderr.includes('PUSHCRED-5678'), r.stderr);
+    } finally {
+      proc.kill();
+    }
   });
 });

@@ -39,8 +39,8 @@ Options of list:
   --all                       follow nextPageToken to the last page
 
 Human output never shows the token or the credentials (token "set" or "none", credentials
-"***"); --json prints the configs as the agent returns them, and --verbose the request and
-response bodies as sent: secrets included in both.
+"***"), nor does --verbose (*** in the bodies it shows, on every binding); --json prints the
+configs as the agent returns them, secrets included.
 
 ${CLIENT_OPTIONS_HELP}
 Examples:
