@@ -18,6 +18,7 @@ import type { ArtifactOptions, Content, TaskUpdater } from './taskUpdater.js';
 import type { TaskWriter } from './taskWriter.js';
 import { followUpRefusal, type TaskLimits } from './taskLimits.js';
 import { LeaseLostError } from './leases.js';
+import { UnprocessedMessageError } from './unprocessedMessage.js';
 
 export type Outcome =
   | { kind: 'message'; message: Message }
@@ -93,6 +94,10 @@ export class Execution implements TaskUpdater {
   private duplicateOf: DuplicateMessageError | undefined;
   /** Throws when this run may no longer write (its execution lease is lost). */
   private guard: (() => void) | undefined;
+  /** accept() recorded the follow-up and answered its caller: what becomes of its run is only reported. */
+  private accepted = false;
+  /** The agent was called for this run's message. */
+  private called = false;
   /** Checks of what the agent writes (agentWrites.ts). */
   private readonly writes = new AgentWrites((error) => this.report(error));
   /** The run itself (not the agent) is writing: such a write, if ignored, is not the agent's. */
@@ -133,6 +138,7 @@ export class Execution implements TaskUpdater {
         await this.submit();
       }
       this.resolveBegun(this.record?.seq ?? 0);
+      this.called = true;
       await this.input.executor.execute(new RunContext(context, abort), this);
     } catch (error) {
       if (error instanceof DuplicateMessageError) this.duplicateOf = error;
@@ -216,8 +222,16 @@ export class Execution implements TaskUpdater {
       this.refuse(new UnsupportedOperationError(`Task ${this.taskId} reached a terminal state before this message could be processed`, { metadata: { taskId: this.taskId } }));
       return false;
     }
+    this.accepted = true;
     this.resolveStarted({ kind: 'task', record: this.record });
     return true;
+  }
+
+  /** An accepted follow-up whose run will not call the agent: said to onError (its caller was answered long ago). */
+  private unprocessed(why: string, cause?: unknown): void {
+    if (!this.accepted || this.called) return;
+    const id = this.input.context.message.messageId;
+    this.report(new UnprocessedMessageError(`Message ${id} joined task ${this.taskId}, but ${why}: the agent was not called for it`, { cause }));
   }
 
   /**
@@ -229,6 +243,7 @@ export class Execution implements TaskUpdater {
     if (latest) this.record = latest;
     this.resolveStarted({ kind: 'task', record: this.record as TaskRecord });
     if (latest && !isTerminalState(latest.task.status.state)) return true;
+    this.unprocessed(`an earlier run ended the task (${latest?.task.status.state ?? 'gone'}) before its turn`);
     this.terminal = true;
     this.finish();
     return false;
@@ -251,6 +266,7 @@ export class Execution implements TaskUpdater {
 
   /** Answers the caller with `error`; the agent does not run (or its outcome is unknown). */
   refuse(error: unknown): void {
+    this.unprocessed(`its run could not start (${error instanceof Error ? error.message : String(error)})`, error);
     this.resolveBegun(undefined);
     this.resolveStarted({ kind: 'refused', error });
     this.resolveSettled({ kind: 'refused', error });

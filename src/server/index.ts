@@ -33,3 +33,4 @@ export type { TenantA2AHandlerOptions, ExistingHandlerOptions, HttpBindingOption
 export { logError, formatError } from './errorHook.js';
 export type { ErrorContext, ErrorHook } from './errorHook.js';
 export { DroppedWriteError } from './agentWrites.js';
+export { UnprocessedMessageError } from './unprocessedMessage.js';

@@ -9,7 +9,8 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AgentExecutor } from '../../src/server/agentExecutor.js';
 import type { Message, Task } from '../../src/protocol/types.js';
-import { getTask, rpc, rpcResult, rpcStream, startServer, stateOf, userMessage, waitForState, within, type TestServer } from './helpers.js';
+import { UnprocessedMessageError } from '../../src/server/unprocessedMessage.js';
+import { getTask, rpc, rpcResult, rpcStream, startServer, stateOf, userMessage, waitForState, waitUntil, within, type TestServer } from './helpers.js';
 
 const servers: TestServer[] = [];
 after(async () => {
@@ -104,7 +105,8 @@ test('LIFE-06 STREAM-03 a streamed follow-up to a task still WORKING starts at o
 test('LIFE-03 a follow-up queued behind a run that ends the task: a returnImmediately caller keeps its recorded message (the agent does not run), a blocking caller is refused', async () => {
   const held = gate();
   const runs: string[] = [];
-  const s = await startServer(heldAgent(held.opened, 'complete', runs));
+  const errors: unknown[] = [];
+  const s = await startServer(heldAgent(held.opened, 'complete', runs), { onError: (e) => errors.push(e) });
   servers.push(s);
   const first = await startFirst(s);
 
@@ -120,6 +122,11 @@ test('LIFE-03 a follow-up queued behind a run that ends the task: a returnImmedi
   assert.equal(textOf(done.status.message), 'first done');
   assert.ok(done.history?.some((m) => m.messageId === queued.messageId), 'the returnImmediately message stays recorded');
   assert.deepEqual(runs, ['first'], 'the agent ran for neither');
+  // The operator hears of the recorded message nobody ran (its caller was answered long ago).
+  await waitUntil(() => errors.length > 0, 2_000, 'onError to hear of the unprocessed message');
+  assert.ok(errors[0] instanceof UnprocessedMessageError, String(errors[0]));
+  assert.match(errors[0].message, new RegExp(`Message ${queued.messageId} joined task ${first.id}, but an earlier run ended the task \\(TASK_STATE_COMPLETED\\) before its turn`));
+  assert.equal(errors.length, 1, 'the refused blocking message is its caller\'s business, not reported');
 });
 
 test('MSG-02 returnImmediately answers with the stored SUBMITTED task before the agent makes its first call', async () => {
