@@ -6,9 +6,9 @@
  *
  * A row names a process by host, pid and start time. A pid alone is not proof of life: after a
  * kill -9 the pid may be an unreaped zombie for a while, or reused by another process. On Linux
- * the start time is the one /proc/<pid>/stat gives (as an instant), and a row is live only if
- * that process exists, is not a zombie, and started at the recorded instant; where /proc is
- * absent, the start time is the registration time and liveness is kill(pid, 0).
+ * the start is the one /proc/<pid>/stat gives (with the boot's id), and a row is live only if
+ * that process exists, is not a zombie, and has the recorded start; where /proc is absent, the
+ * start is the registration time and liveness is kill(pid, 0).
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -20,30 +20,29 @@ export interface InstanceRow {
   startedAt: string;
 }
 
-/** Linux reports /proc start times in USER_HZ ticks, 100 per second on every architecture. */
-const TICKS_PER_SECOND = 100;
+let bootId: string | null | undefined;
 
-let bootSeconds: number | null | undefined;
-
-/** The boot time from /proc/stat (seconds since the epoch), or null without /proc. */
-function bootTime(): number | null {
-  if (bootSeconds === undefined) {
+/** This boot of the machine (/proc/sys/kernel/random/boot_id), or null without /proc. */
+function currentBoot(): string | null {
+  if (bootId === undefined) {
     try {
-      const line = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
-      bootSeconds = line ? Number(line[1]) : null;
+      bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
     } catch {
-      bootSeconds = null;
+      bootId = null;
     }
   }
-  return bootSeconds;
+  return bootId;
 }
 
 /**
- * A process as /proc/<pid>/stat shows it: its state letter and its start instant (ISO 8601).
- * undefined: no such process; null: no /proc on this system.
+ * A process as /proc/<pid>/stat shows it: its state letter and its start, as this boot's id and
+ * the start time in clock ticks since boot (`linux:<boot id>:<ticks>`). Raw ticks, not an instant
+ * computed from /proc/stat's btime: the kernel derives btime from the wall clock on every read,
+ * so two processes could compute instants a second apart (after an NTP step) and judge a live
+ * server dead. undefined: no such process; null: no /proc on this system.
  */
 export function procStat(pid: number): { state: string; startedAt: string } | undefined | null {
-  const boot = bootTime();
+  const boot = currentBoot();
   if (boot === null) return null;
   let text: string;
   try {
@@ -53,9 +52,9 @@ export function procStat(pid: number): { state: string; startedAt: string } | un
   }
   // "pid (comm) state ppid …": comm may hold spaces and parentheses, so split after the last ')'.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[19]); // field 22, starttime
-  if (!fields[0] || !Number.isFinite(ticks)) return undefined;
-  return { state: fields[0], startedAt: new Date(boot * 1000 + (ticks * 1000) / TICKS_PER_SECOND).toISOString() };
+  const ticks = fields[19]; // field 22, starttime
+  if (!fields[0] || !ticks || !/^\d+$/.test(ticks)) return undefined;
+  return { state: fields[0], startedAt: `linux:${boot}:${ticks}` };
 }
 
 /** The start time recorded for this process. */
