@@ -72,8 +72,8 @@ export async function startSecured(options: SecuredOptions): Promise<SecuredAgen
     grpc: { port: 0 },
     onError: (e) => errors.push(e),
     ...options.serve,
+    // serveAgent's one hook hears of every failure (host, gRPC and agent) once.
     handler: {
-      onError: (e) => errors.push(e),
       auth: { ...options.auth, onFailure: (f) => failures.push(f) },
       ...options.serve?.handler,
     },

@@ -43,7 +43,7 @@ async function start(options: { compat03?: boolean } = {}): Promise<Setup> {
     grpc: { port: 0 },
     onError: (e) => errors.push(e),
     // An extended card needs authentication (§13.3): as if a gateway in front authenticated.
-    handler: { push: TEST_PUSH, auth: 'external', onError: (e) => errors.push(e), ...(options.compat03 === false ? { compat03: false } : {}) },
+    handler: { push: TEST_PUSH, auth: 'external', ...(options.compat03 === false ? { compat03: false } : {}) },
   });
   const address = `127.0.0.1:${agent.grpc?.port}`;
   const transport = new GrpcTransport({ endpoint: address });
