@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as Sdk from 'a2a-sdk-03';
-import { A2AClient, ClientFactory, JsonRpcTransport, TaskNotCancelableError, TaskNotFoundError, type Client } from 'a2a-sdk-03/client';
+import { A2AClient, ClientFactory, JsonRpcTransport, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError, type Client } from 'a2a-sdk-03/client';
 import { jsonRpcBinding, type TestBinding } from '../support/bindings.js';
 import { expectError, ok, send } from '../support/assertions.js';
 import { asTask, collect, EXTENDED_SUFFIX, params03, startCompatServer, startSdkClientSetup, textOf, type CompatServer, type Event03 } from './serverSupport.js';
@@ -149,6 +149,43 @@ describe('0.3 SDK client over JSON-RPC, compat on (issue 9)', () => {
     const t = trace(events);
     assert.equal(t[0]?.startsWith('task:'), true, t.join(' '));
     assert.equal(t.at(-1), 'status:completed!');
+  });
+
+  test('a 0.3 stream refused before its first event is one SSE error event: the 0.3 SDK client throws its typed error', async () => {
+    // The 0.3 SDK client reads stream errors only from SSE; a plain JSON answer was an untyped
+    // "Invalid response Content-Type for SSE stream" there.
+    const t = new JsonRpcTransport({ endpoint: s.jsonRpcUrl });
+    const typed = (type: abstract new (...args: never[]) => Error, code: number) => (e: unknown) => {
+      assert.ok(e instanceof Error, String(e));
+      assert.match(e.message, new RegExp(`SSE event contained an error: .*\\(Code: ${code}\\)`));
+      assert.ok(e.cause instanceof type, String(e.cause));
+      assert.equal((e.cause as unknown as { errorResponse: { error: { code: number } } }).errorResponse.error.code, code);
+      return true;
+    };
+    await assert.rejects(collect(t.resubscribeTask({ id: 'no-such-task' })), typed(TaskNotFoundError, -32001));
+    await assert.rejects(collect(t.sendMessageStream(params03('hi unknown', { taskId: 'no-such-task' }))), typed(TaskNotFoundError, -32001));
+    const done = asTask(await client.sendMessage(params03('hi finished')));
+    await assert.rejects(collect(t.resubscribeTask({ id: done.id })), typed(UnsupportedOperationError, -32004));
+    await assert.rejects(collect(client.resubscribeTask({ id: 'no-such-task' })), typed(TaskNotFoundError, -32001));
+    // On the wire, as the 0.3 SDK server frames it: 200, text/event-stream, one `event: error`
+    // carrying the JSON-RPC error response with the request id, then the end of the stream.
+    const res = await fetch(s.jsonRpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'r1', method: 'tasks/resubscribe', params: { id: 'no-such-task' } }),
+    });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const text = await res.text();
+    assert.match(text, /^event: error\ndata: .*\n\n$/);
+    const frame = JSON.parse(text.slice(text.indexOf('data: ') + 6)) as { jsonrpc: string; id: unknown; error: { code: number; data: unknown } };
+    assert.equal(frame.id, 'r1');
+    assert.equal(frame.error.code, -32001);
+    assert.deepEqual(frame.error.data, { reason: 'TASK_NOT_FOUND', metadata: { taskId: 'no-such-task' } });
+    // Envelope errors are answered before the method is known: plain JSON, as the 0.3 SDK does.
+    const envelope = await rawRpc(s.jsonRpcUrl, { method: 'message/stream', params: [] });
+    assert.equal(envelope.contentType, 'application/json');
+    assert.equal(envelope.json.error?.code, -32600);
   });
 
   test('push configs: set (no id → task id, upsert), get with and without id, list (all pages), delete', async () => {

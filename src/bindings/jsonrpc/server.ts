@@ -7,19 +7,20 @@
  * A2A 0.3 (issue 9, `binding.compat03`): a request without A2A-Version (or with `0.3`) calling a
  * 0.3 method (`message/send`, …) is translated to the same handler call (../compat03.ts) and
  * answered in the 0.3 dialect: bare results with `kind`, `final` on status updates, errors with
- * a `data` object (errorToV03). Version and method name must agree (docs/compat.md).
+ * a `data` object (errorToV03). Version and method name must agree (docs/compat.md). A 0.3
+ * stream refused before its first event is one SSE error event (0.3 SDK practice), not STREAM-12.
  */
 import { httpAuthFailure } from '../../auth/authErrors.js';
 import { jsonRpcMethodDialect, responseDialect, type Dialect } from '../../compat/detect.js';
 import { errorToV03 } from '../../compat/errors.js';
 import { isV03Method } from '../../compat/methods.js';
-import { A2AError, InvalidRequestError, MethodNotFoundError } from '../../protocol/errors.js';
+import { InvalidRequestError, MethodNotFoundError, type A2AError } from '../../protocol/errors.js';
 import { VERSION_HEADER } from '../../protocol/serviceParams.js';
 import { operationByRpc } from '../../protocol/operations.js';
 import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
 import { parseJson } from '../../server/http/jsonBody.js';
-import { SSE_HEADERS, sseBody, type SseFormat } from '../../server/http/sse.js';
+import { SSE_HEADERS, sseBody, sseErrorEvent, type SseFormat } from '../../server/http/sse.js';
 import type { CallContext } from '../../server/requestHandler.js';
 import type { StreamItem } from '../../server/taskStream.js';
 import type { BindingContext } from '../bindingContext.js';
@@ -102,11 +103,15 @@ function errorObject(error: A2AError, dialect: Dialect): JsonRpcErrorObject {
   return dialect === '0.3' ? errorToV03(error) : toJsonRpcError(error);
 }
 
+/** The HTTP status of an error answer: 401/403 and 429 with their headers, 413, else 200 (B6, B7). */
+function httpStatusOf(e: A2AError): { status: number; headers?: Record<string, string> } {
+  return httpAuthFailure(e) ?? httpLimitFailure(e) ?? { status: e.reason === 'PAYLOAD_TOO_LARGE' ? 413 : 200 };
+}
+
 function errorReply(e: A2AError, to: { id: JsonRpcId; dialect: Dialect }): HttpResponse {
   const body = JSON.stringify({ jsonrpc: '2.0', id: to.id, error: errorObject(e, to.dialect) });
-  const auth = httpAuthFailure(e) ?? httpLimitFailure(e);
-  if (auth) return reply(auth.status, body, auth.headers);
-  return reply(A2AError.is(e) && e.reason === 'PAYLOAD_TOO_LARGE' ? 413 : 200, body);
+  const { status, headers } = httpStatusOf(e);
+  return reply(status, body, headers);
 }
 
 function versionSignals(req: HttpRequest): { header: string | null; query: string | null } {
@@ -123,7 +128,12 @@ async function handleV03(
   if (!isV03Method(method)) throw new MethodNotFoundError(`Method ${JSON.stringify(method.slice(0, 100))} not found`);
   await binding.authenticate(req, ctx, v03Operation(method));
   if (isV03Streaming(method)) {
-    const items = await streamV03(binding, { method, params }, ctx);
+    let items: AsyncIterable<StreamItem>;
+    try {
+      items = await streamV03(binding, { method, params }, ctx);
+    } catch (error) {
+      return v03StreamRefusal(binding.report(error, { operation: v03Operation(method) }), { id, ctx }, binding);
+    }
     return {
       status: 200,
       headers: binding.headersFor(SSE_HEADERS, ctx),
@@ -132,6 +142,20 @@ async function handleV03(
   }
   const result = await unaryV03(binding, { method, params }, ctx);
   return { status: 200, headers: binding.headersFor(JSON_HEADERS, ctx), body: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}` };
+}
+
+/**
+ * A 0.3 stream refused before its first event (unknown task, resubscribe to a finished task, bad
+ * params, …). A2A 0.3 has no STREAM-12: the 0.3 SDK server answers such a call as a stream, 200
+ * `text/event-stream` with one `event: error` whose data is the JSON-RPC error response, and the
+ * 0.3 SDK client reads only that (a plain JSON answer is an untyped "Invalid response
+ * Content-Type" there). Errors with an HTTP status of their own (401/403, 413, 429) keep it and
+ * their JSON body, like envelope errors (answered before the method is known).
+ */
+function v03StreamRefusal(e: A2AError, to: { id: JsonRpcId; ctx: CallContext }, binding: BindingContext): HttpResponse {
+  if (httpStatusOf(e).status !== 200) return errorReply(e, { id: to.id, dialect: '0.3' });
+  const frame = JSON.stringify({ jsonrpc: '2.0', id: to.id, error: errorToV03(e) });
+  return { status: 200, headers: binding.headersFor(SSE_HEADERS, to.ctx), body: sseErrorEvent(frame) };
 }
 
 /** RPC-07: each SSE `data:` is a full JSON-RPC response carrying the request id (a class: no closures per stream). */

@@ -31,6 +31,11 @@ export function sseEvent(data: string, id?: number): string {
   return id === undefined ? `data: ${data}\n\n` : `id: ${id}\ndata: ${data}\n\n`;
 }
 
+/** An error event: `event: error` marks it for clients that dispatch on event type (the official SDKs do). */
+export function sseErrorEvent(data: string): string {
+  return `event: error\n${sseEvent(data)}`;
+}
+
 /** The SSE body of a stream of items: frames in `format`, a heartbeat every `heartbeatMs` of silence. */
 export function sseBody(items: AsyncIterable<StreamItem>, format: SseFormat, heartbeatMs: number): PushStream<string> {
   return new SseStream(toPushStream(items), format, heartbeatClock(heartbeatMs));
@@ -97,13 +102,12 @@ class SseStream extends PushStream<string> implements StreamSink<StreamItem>, He
     const sink = this.sink as StreamSink<string>;
     let frame: string;
     try {
-      frame = sseEvent(this.format.error(error));
+      frame = sseErrorEvent(this.format.error(error));
     } catch (formatError) {
       sink.fail(formatError);
       return;
     }
-    // `event: error` marks it for clients that dispatch on event type (the official SDK does).
-    sink.push(`event: error\n${frame}`);
+    sink.push(frame);
     sink.end();
   }
 
