@@ -6,12 +6,12 @@ import type { Authenticator } from '../auth/authConfig.js';
 import { detectVersion, type Dialect } from '../compat/detect.js';
 import { toA2AError, type A2AError } from '../protocol/errors.js';
 import {
-  EXTENSIONS_HEADER,
   VERSION_HEADER,
   activatedExtensions,
+  extensionsHeaderFor,
   negotiateVersion,
-  parseExtensions,
   parseLastEventId,
+  requestedExtensions,
 } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { HttpRequest } from '../server/http/httpTypes.js';
@@ -100,7 +100,7 @@ export class BindingContext {
       compat && this.compat03
         ? detectVersion({ header: header ?? null, query: query ?? null, ...(compat.structure ? { structure: compat.structure } : {}) }, { supported: this.versionsWithCompat }).version
         : negotiateVersion(header, query, this.supportedVersions);
-    const ctx = new HttpCallContext(req, protocolVersion, parseExtensions(req.header('a2a-extensions')));
+    const ctx = new HttpCallContext(req, protocolVersion, requestedExtensions(protocolVersion, (name) => req.header(name)));
     ctx.lastEventId = parseLastEventId(req.header('last-event-id'));
     return ctx;
   }
@@ -142,7 +142,7 @@ export class BindingContext {
     const headers: Record<string, string> = { 'a2a-version': ctx.protocolVersion };
     if (ctx.requestedExtensions.length === 0) return headers;
     const active = activatedExtensions(this.card, ctx.requestedExtensions);
-    if (active.length > 0) headers[EXTENSIONS_HEADER.toLowerCase()] = active.join(', ');
+    if (active.length > 0) headers[extensionsHeaderFor(ctx.protocolVersion).toLowerCase()] = active.join(', ');
     return headers;
   }
 

@@ -12,7 +12,7 @@ import { isFinalV03Event, streamEventToV10 } from '../compat/events.js';
 import { requestToV03, type V03Call } from '../compat/requests.js';
 import { resultToV10, type V03UnaryMethod } from '../compat/results.js';
 import { A2AError } from '../protocol/errors.js';
-import { VERSION_HEADER } from '../protocol/serviceParams.js';
+import { EXTENSIONS_HEADER, EXTENSIONS_HEADER_V03, VERSION_HEADER } from '../protocol/serviceParams.js';
 import type { AgentCard, OperationResponses, UnaryOperationName } from '../protocol/types.js';
 import { readAgentCard } from './cardResolver.js';
 import { A2AClientError } from './errors.js';
@@ -40,10 +40,17 @@ export function translated<T>(read: () => T): T {
 /**
  * The 0.3 method and params of a call (ListTasks → UnsupportedOperationError, nothing sent).
  * A2A-Version is removed: its absence means 0.3 (VER-05), also to servers that speak both.
+ * A2A-Extensions travels under its 0.3 name X-A2A-Extensions (header or gRPC metadata), the
+ * only one the 0.3 SDK servers read.
  */
 export function v03CallOf(call: TransportCall): V03Call {
   const v03 = requestToV03(call.op, call.request);
   call.headers.delete(VERSION_HEADER);
+  const extensions = call.headers.get(EXTENSIONS_HEADER);
+  if (extensions !== null) {
+    call.headers.delete(EXTENSIONS_HEADER);
+    call.headers.append(EXTENSIONS_HEADER_V03, extensions);
+  }
   return v03;
 }
 

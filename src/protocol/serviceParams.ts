@@ -8,6 +8,11 @@ import { ExtensionSupportRequiredError, VersionNotSupportedError } from './error
 
 export const VERSION_HEADER = 'A2A-Version';
 export const EXTENSIONS_HEADER = 'A2A-Extensions';
+/**
+ * The A2A 0.3 name of the extensions service parameter: HTTP header and gRPC metadata key of
+ * the official 0.3 SDKs (JS `HTTP_EXTENSION_HEADER`, Python likewise).
+ */
+export const EXTENSIONS_HEADER_V03 = 'X-A2A-Extensions';
 /** The version this library speaks natively. */
 export const PROTOCOL_VERSION = '1.0';
 
@@ -66,6 +71,23 @@ export function parseExtensions(header: string | null | undefined): string[] {
     if (uri && !out.includes(uri)) out.push(uri);
   }
   return out;
+}
+
+/**
+ * The extensions a call of `version` asks for; `read` gives a header or metadata value by its
+ * lowercase name. 1.x: A2A-Extensions only. 0.3: X-A2A-Extensions (what 0.3 clients send) and
+ * A2A-Extensions too (clients that send the 1.0 name to 0.3 agents), in that order.
+ */
+export function requestedExtensions(version: string, read: (name: string) => string | null | undefined): string[] {
+  const v10 = read('a2a-extensions');
+  if (version !== '0.3') return parseExtensions(v10);
+  const v03 = read('x-a2a-extensions');
+  return parseExtensions(v03 && v10 ? `${v03},${v10}` : (v03 ?? v10));
+}
+
+/** The header (or metadata key, lowercased) that echoes the activated extensions of a call of `version` (EXT-05). */
+export function extensionsHeaderFor(version: string): string {
+  return version === '0.3' ? EXTENSIONS_HEADER_V03 : EXTENSIONS_HEADER;
 }
 
 /** CAP-04 / EXT-04: every extension the card marks required must be activated. */

@@ -266,8 +266,9 @@ function toFetchResponse(res: HttpResponse): Response {
   return new Response(stream, { status: res.status, headers: res.headers });
 }
 
-const ALLOWED_HEADERS = 'Content-Type, Authorization, A2A-Version, A2A-Extensions, Last-Event-ID';
-const EXPOSED_HEADERS = 'A2A-Version, A2A-Extensions, WWW-Authenticate';
+/** X-A2A-Extensions: the 0.3 name of A2A-Extensions (0.3 clients send it and read it back). */
+const ALLOWED_HEADERS = 'Content-Type, Authorization, A2A-Version, A2A-Extensions, X-A2A-Extensions, Last-Event-ID';
+const EXPOSED_HEADERS = 'A2A-Version, A2A-Extensions, X-A2A-Extensions, WWW-Authenticate';
 
 /** Header names of the card's API key schemes: browsers must be allowed to send them. */
 function apiKeyHeaders(card: AgentCard): string[] {

@@ -7,7 +7,7 @@ import type { Metadata } from '@grpc/grpc-js';
 import type { PeerCertificate as NodePeerCertificate } from 'node:tls';
 import type { Authenticator, PeerCertificate } from '../../auth/authConfig.js';
 import { fromNodeCertificate } from '../../auth/nodeCertificate.js';
-import { negotiateVersion, parseExtensions, parseLastEventId } from '../../protocol/serviceParams.js';
+import { negotiateVersion, parseLastEventId, requestedExtensions } from '../../protocol/serviceParams.js';
 import type { CallContext } from '../../server/requestHandler.js';
 import { LAST_EVENT_ID_KEY } from './codec.js';
 
@@ -78,7 +78,7 @@ export class GrpcCallContext implements CallContext {
   ) {
     const metadata = call.metadata;
     this.protocolVersion = negotiateVersion(metadataValue(metadata, 'a2a-version'), undefined, supported);
-    this.requestedExtensions = parseExtensions(metadataValue(metadata, 'a2a-extensions'));
+    this.requestedExtensions = requestedExtensions(this.protocolVersion, (name) => metadataValue(metadata, name));
     this.lastEventId = parseLastEventId(metadataValue(metadata, LAST_EVENT_ID_KEY));
   }
 

@@ -13,7 +13,7 @@ import { createAuthenticator } from '../../auth/authenticator.js';
 import type { DescMessage } from '@bufbuild/protobuf';
 import { StreamResponseSchema } from '../../gen/a2a_pb.js';
 import { InternalError, toA2AError } from '../../protocol/errors.js';
-import { PROTOCOL_VERSION, activatedExtensions } from '../../protocol/serviceParams.js';
+import { PROTOCOL_VERSION, activatedExtensions, extensionsHeaderFor } from '../../protocol/serviceParams.js';
 import type { StreamingOperationName, StreamResponse, UnaryOperationName } from '../../protocol/types.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
 import { GRPC_METHODS, jsonToBinary, requestToJson, type GrpcMethod } from './codec.js';
@@ -184,7 +184,7 @@ function responseMetadata(env: CallEnv, ctx: CallContext): Metadata {
   if (metadata) return metadata;
   metadata = new Metadata();
   metadata.set('a2a-version', ctx.protocolVersion);
-  if (active.length > 0) metadata.set('a2a-extensions', active.join(', '));
+  if (active.length > 0) metadata.set(extensionsHeaderFor(ctx.protocolVersion).toLowerCase(), active.join(', '));
   else plainMetadata.set(ctx.protocolVersion, metadata);
   return metadata;
 }
