@@ -111,6 +111,28 @@ describe('0.3 SDK client over HTTP+JSON (0.3 REST, proto-JSON dialect)', () => {
     assert.deepEqual(await missing.json(), { code: -32001, message: 'Task nope not found', data: { reason: 'TASK_NOT_FOUND', metadata: { taskId: 'nope' } } });
   });
 
+  test('an unknown /v1 path without A2A-Version is a 0.3 404 METHOD_NOT_FOUND, not a 1.0 refusal; another method is 405', async () => {
+    for (const path of ['/v1/tasks', '/v1/tasks/x:bogus', '/v1/nothing/here', '/v1']) {
+      const res = await fetch(`${s.restUrl}${path}`);
+      assert.equal(res.status, 404, path);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+      const body = (await res.json()) as { code: number; message: string; data: { reason: string } };
+      assert.equal(body.code, -32601, path);
+      assert.match(body.message, /No A2A 0\.3 operation at GET \/v1/);
+      assert.equal(body.data.reason, 'METHOD_NOT_FOUND');
+    }
+    const wrongMethod = await fetch(`${s.restUrl}/v1/message:send`);
+    assert.equal(wrongMethod.status, 405);
+    assert.equal(wrongMethod.headers.get('allow'), 'POST');
+    assert.equal(((await wrongMethod.json()) as { code: number }).code, -32600);
+    // With A2A-Version: 1.0, /v1/... is tenant v1 of the 1.0 binding.
+    const tenant = await fetch(`${s.restUrl}/v1/tasks`, { headers: { 'A2A-Version': '1.0' } });
+    assert.equal(tenant.status, 200);
+    // The official 0.3 REST client reads the top-level code (its generic error for -32601).
+    const t = new RestTransport({ endpoint: `${s.restUrl}/v1/nothing` });
+    await assert.rejects(t.getTask({ id: 'x' }), /REST error: No A2A 0\.3 operation at GET \/v1\/nothing\/v1\/tasks\/x \(Code: -32601\)/);
+  });
+
   test('compat off: the 0.3 REST transport gets the 1.0 VersionNotSupported answer', async () => {
     const off = await startCompatServer({ compat03: false });
     try {

@@ -10,7 +10,7 @@ import { httpAuthFailure } from '../../auth/authErrors.js';
 import { restErrorToV03 } from '../../compat/errors.js';
 import { matchV03RestRoute, v03RestParams, type V03RestMatch } from '../../compat/methods.js';
 import { pushCreateBodyFromProto03, sendParamsFromProto03, streamEventToProto03, unaryResultToProto03 } from '../../compat/protoJson03.js';
-import { InvalidRequestError } from '../../protocol/errors.js';
+import { InvalidRequestError, MethodNotFoundError } from '../../protocol/errors.js';
 import { parseVersion, VERSION_HEADER } from '../../protocol/serviceParams.js';
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
 import { parseJson } from '../../server/http/jsonBody.js';
@@ -44,11 +44,20 @@ export function isV10RestPath(method: string, path: string): boolean {
   }
 }
 
-/** `path` is relative to the REST base URL. Undefined when no 0.3 route has this path (the caller decides). */
+/** With no version, everything under `/v1` is a 0.3 path (not tenant `v1`, docs/compat.md). */
+const V03_PATH = /^\/v1(?:[/:]|$)/;
+
+/**
+ * `path` is relative to the REST base URL. Undefined when the path is not a 0.3 path (not under
+ * `/v1`: the caller decides); a `/v1` path no 0.3 route has is 404 METHOD_NOT_FOUND, one that
+ * a 0.3 route has with another HTTP method 405, both in the 0.3 error shape.
+ */
 export async function handleRestV03(req: HttpRequest, path: string, binding: BindingContext): Promise<HttpResponse | undefined> {
   const { match, pathMatched } = matchV03RestRoute(req.method, path);
   if (!match) {
-    if (!pathMatched) return undefined;
+    if (!pathMatched) {
+      return V03_PATH.test(path) ? errorReply(new MethodNotFoundError(`No A2A 0.3 operation at ${req.method} ${path.slice(0, 200)}`), binding) : undefined;
+    }
     const allow = ['GET', 'HEAD', 'POST', 'DELETE'].filter((m) => matchV03RestRoute(m, path).match).join(', ');
     return { status: 405, headers: { ...JSON_HEADERS, allow }, body: JSON.stringify({ code: -32600, message: `Use ${allow} for this path` }) };
   }
