@@ -108,7 +108,7 @@ export async function runCommand(cli: Cli, body: () => Promise<number>): Promise
     if (error instanceof UsageError) throw error; // main reports it, with the way to the help
     const report = reportOf(error);
     if (cli.json) cli.jsonLine({ error: report });
-    const label = report.type === 'protocol' ? 'the agent answered' : report.type === 'client' ? 'client error' : 'error';
+    const label = report.notSent ? 'refused by the client, nothing sent' : report.type === 'protocol' ? 'the agent answered' : report.type === 'client' ? 'client error' : 'error';
     cli.err(`${cli.errStyle.red(`a2a ${cli.name}:`)} ${label}: ${errorText(report)}\n`);
     if (report.type === 'internal' && cli.verbose && error instanceof Error && error.stack) cli.err(`${error.stack}\n`);
     return report.exitCode;

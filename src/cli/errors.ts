@@ -4,11 +4,12 @@
  *   0  success
  *   1  unexpected internal error (a bug)
  *   2  usage error (bad option or argument, or an unavailable binding)
- *   3  protocol error: the agent answered with an A2A error (TaskNotFound, …)
+ *   3  protocol error: the agent answered with an A2A error (TaskNotFound, …), or the client
+ *      refused a call the agent's protocol version lacks (ListTasks to an A2A 0.3 agent)
  *   4  client error: unreachable, timeout, bad card, no usable interface, broken stream, …
  *   5  the task ended FAILED, REJECTED or CANCELED (`a2a cancel`: CANCELED is success)
  */
-import { A2AClientError, responseInfo } from '../client/errors.js';
+import { A2AClientError, responseInfo, wasNotSent } from '../client/errors.js';
 import { A2AError } from '../protocol/errors.js';
 import type { Task } from '../protocol/types.js';
 import { grpcCodeName, grpcCodeOf } from './grpcStatus.js';
@@ -59,6 +60,8 @@ export interface ErrorReport {
   type: 'protocol' | 'client' | 'usage' | 'internal';
   /** The A2A reason (TASK_NOT_FOUND…) or the client error code (NETWORK…). */
   code?: string;
+  /** A protocol error the client raised itself (ListTasks to an A2A 0.3 agent): nothing was sent. */
+  notSent?: true;
   message: string;
   /** HTTP status, when the error came from an HTTP response. */
   status?: number;
@@ -91,6 +94,7 @@ export function reportOf(error: unknown): ErrorReport {
   const grpcCode = grpcCodeOf(error);
   if (A2AError.is(error)) {
     const report: ErrorReport = { type: 'protocol', code: error.reason, message: error.message, exitCode };
+    if (wasNotSent(error)) report.notSent = true;
     // The HTTP status, when it says something (JSON-RPC errors arrive with 200).
     const status = responseInfo(error)?.status;
     if (status !== undefined && status >= 400) report.status = status;

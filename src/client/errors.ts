@@ -83,6 +83,18 @@ export class CardVerificationError extends A2AClientError {
 }
 
 const RESPONSES = new WeakMap<object, ResponseInfo>();
+const NOT_SENT = new WeakSet<object>();
+
+/** Marks an error the client raised itself instead of sending the call (e.g. ListTasks to a 0.3 agent). */
+export function notSent<E extends Error>(error: E): E {
+  NOT_SENT.add(error);
+  return error;
+}
+
+/** True for an error the client raised itself: nothing reached the agent (`notSent`). */
+export function wasNotSent(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && NOT_SENT.has(error);
+}
 
 /** Records the response an error came from (status, Retry-After) for retries and callers. */
 export function withResponse<E extends Error>(error: E, info: ResponseInfo): E {

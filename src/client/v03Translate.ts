@@ -15,7 +15,7 @@ import { A2AError } from '../protocol/errors.js';
 import { EXTENSIONS_HEADER, EXTENSIONS_HEADER_V03, VERSION_HEADER } from '../protocol/serviceParams.js';
 import type { AgentCard, OperationResponses, UnaryOperationName } from '../protocol/types.js';
 import { readAgentCard } from './cardResolver.js';
-import { A2AClientError } from './errors.js';
+import { A2AClientError, notSent } from './errors.js';
 import { streamItems } from './http.js';
 import type { SseEvent } from './sse.js';
 import { V03_VERSION, type StreamItem, type TransportCall } from './transport.js';
@@ -38,13 +38,19 @@ export function translated<T>(read: () => T): T {
 }
 
 /**
- * The 0.3 method and params of a call (ListTasks → UnsupportedOperationError, nothing sent).
+ * The 0.3 method and params of a call (ListTasks → UnsupportedOperationError, nothing sent:
+ * marked `notSent`, so that callers such as the CLI do not report it as the agent's answer).
  * A2A-Version is removed: its absence means 0.3 (VER-05), also to servers that speak both.
  * A2A-Extensions travels under its 0.3 name X-A2A-Extensions (header or gRPC metadata), the
  * only one the 0.3 SDK servers read.
  */
 export function v03CallOf(call: TransportCall): V03Call {
-  const v03 = requestToV03(call.op, call.request);
+  let v03: V03Call;
+  try {
+    v03 = requestToV03(call.op, call.request);
+  } catch (error) {
+    throw error instanceof Error ? notSent(error) : error;
+  }
   call.headers.delete(VERSION_HEADER);
   const extensions = call.headers.get(EXTENSIONS_HEADER);
   if (extensions !== null) {

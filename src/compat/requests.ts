@@ -171,7 +171,7 @@ export function requestToV03<K extends OperationName>(operation: K, request: Ope
   const method = v03MethodFor(operation);
   const translate = TO_V03[operation] as ((r: OperationRequests[K]) => unknown) | undefined;
   if (method === undefined || translate === undefined) {
-    throw new UnsupportedOperationError(`${operation} has no A2A 0.3 equivalent`, { metadata: { operation } });
+    throw new UnsupportedOperationError(`${operation} is not available over A2A 0.3 (it has no 0.3 equivalent)`, { metadata: { operation } });
   }
   return { method, params: translate(request) } as V03Call;
 }

@@ -24,6 +24,7 @@ import {
   type StreamResponse,
   type Task,
 } from '../../src/client/index.js';
+import { wasNotSent } from '../../src/client/errors.js';
 import { v03Transport } from '../../src/client/v03.js';
 import type { V03AgentCard } from '../../src/compat/index.js';
 import { startSdk03Server, type Sdk03Server } from '../support/sdk03Server.js';
@@ -241,7 +242,8 @@ for (const binding of BINDINGS) {
       const n = sdk.requests.length;
       await assert.rejects(client.listTasks({ pageSize: 5 }), (e) => {
         assert.ok(e instanceof UnsupportedOperationError);
-        assert.match(e.message, /listTasks has no A2A 0\.3 equivalent/);
+        assert.match(e.message, /listTasks is not available over A2A 0\.3/);
+        assert.ok(wasNotSent(e), 'marked as refused by the client');
         return true;
       });
       assert.equal(sdk.requests.length, n);
