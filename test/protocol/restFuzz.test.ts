@@ -38,6 +38,7 @@ import { ERROR_TABLE, GRPC_STATUS_CODES, isKnownReason } from '../../src/protoco
 import { PayloadTooLargeError, type A2AErrorReason } from '../../src/protocol/errors.js';
 import type { HttpRequest } from '../../src/server/http/httpTypes.js';
 import { matchV03RestRoute } from '../../src/compat/methods.js';
+import { isV03RestPath } from '../../src/bindings/rest/v03.js';
 import { parseVersion } from '../../src/protocol/serviceParams.js';
 
 const SEED = fuzzSeed(0x7e57);
@@ -255,8 +256,9 @@ const keysOf = (o: object): string => Object.keys(o).sort().join(',');
 const STREAM_MEMBERS = ['task', 'message', 'statusUpdate', 'artifactUpdate'];
 
 /**
- * Issue 9: a request without A2A-Version (or with 0.3) on a 0.3 route (/v1/...) is served as
- * A2A 0.3, whose errors are the JSON-RPC error object `{code, message, data?}` (docs/compat.md).
+ * Issue 9: a request without A2A-Version (or with 0.3) to a path under /v1 is served as A2A 0.3
+ * (a path no 0.3 route has too: a 0.3 404), whose errors are the JSON-RPC error object
+ * `{code, message, data?}` (docs/compat.md).
  */
 function isV03Request(r: RestRequest): boolean {
   const url = new URL(r.target, 'http://x');
@@ -269,7 +271,7 @@ function isV03Request(r: RestRequest): boolean {
   } catch {
     return false;
   }
-  return matchV03RestRoute(r.method, path).pathMatched;
+  return matchV03RestRoute(r.method, path).pathMatched || isV03RestPath(path);
 }
 
 function v03ErrorProblem(body: Json): string | undefined {

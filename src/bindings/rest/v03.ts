@@ -47,6 +47,11 @@ export function isV10RestPath(method: string, path: string): boolean {
 /** With no version, everything under `/v1` is a 0.3 path (not tenant `v1`, docs/compat.md). */
 const V03_PATH = /^\/v1(?:[/:]|$)/;
 
+/** Whether `path` (relative to the REST base) is under `/v1`, so answered as 0.3 without a version. */
+export function isV03RestPath(path: string): boolean {
+  return V03_PATH.test(path);
+}
+
 /**
  * `path` is relative to the REST base URL. Undefined when the path is not a 0.3 path (not under
  * `/v1`: the caller decides); a `/v1` path no 0.3 route has is 404 METHOD_NOT_FOUND, one that
@@ -56,7 +61,7 @@ export async function handleRestV03(req: HttpRequest, path: string, binding: Bin
   const { match, pathMatched } = matchV03RestRoute(req.method, path);
   if (!match) {
     if (!pathMatched) {
-      return V03_PATH.test(path) ? errorReply(new MethodNotFoundError(`No A2A 0.3 operation at ${req.method} ${path.slice(0, 200)}`), binding) : undefined;
+      return isV03RestPath(path) ? errorReply(new MethodNotFoundError(`No A2A 0.3 operation at ${req.method} ${path.slice(0, 200)}`), binding) : undefined;
     }
     const allow = ['GET', 'HEAD', 'POST', 'DELETE'].filter((m) => matchV03RestRoute(m, path).match).join(', ');
     return { status: 405, headers: { ...JSON_HEADERS, allow }, body: JSON.stringify({ code: -32600, message: `Use ${allow} for this path` }) };
