@@ -36,6 +36,10 @@ interface FieldPlan {
   /** proto3 `optional`: keep explicitly set default values. */
   explicit: boolean;
   oneof: string | undefined;
+  /** A google.protobuf.Value: `null` is a value (NULL_VALUE), not "unset". */
+  isValue: boolean;
+  /** An identifier (ID_FIELDS): no control characters. */
+  isId: boolean;
 }
 
 interface MessagePlan {
@@ -58,6 +62,8 @@ function planFor(desc: DescMessage): MessagePlan {
       required: getOption(field, field_behavior).includes(FieldBehavior.REQUIRED),
       explicit: field.proto.proto3Optional === true,
       oneof: field.oneof?.localName,
+      isValue: field.fieldKind === 'message' && field.message.typeName === 'google.protobuf.Value',
+      isId: ID_FIELDS.has(field.jsonName),
     })),
     oneofs: desc.oneofs.map((o) => ({ name: o.name, members: o.fields.map((f) => f.jsonName) })),
     names: new Set(desc.fields.flatMap((f) => [f.jsonName, f.name])),
@@ -136,26 +142,25 @@ class Decoder {
     if (!isPlainObject(value)) return this.fail('must be a JSON object');
     const plan = planFor(desc);
     const out: Record<string, unknown> = {};
+    // Most fields of a message are absent: they cost a lookup, not a path entry. Nothing below
+    // throws (failures are recorded), so a plain push/pop keeps the path.
     for (const f of plan.fields) {
       let raw = value[f.jsonName];
       if (raw === undefined && f.protoName !== f.jsonName) raw = value[f.protoName];
-      const isValueField = f.field.fieldKind === 'message' && f.field.message.typeName === 'google.protobuf.Value';
+      if (raw === undefined || (raw === null && !f.isValue)) {
+        if (f.required) this.at(f.jsonName, () => this.fail('is required'));
+        continue;
+      }
       this.path.push(f.jsonName);
-      try {
-        if (raw === undefined || (raw === null && !isValueField)) {
-          if (f.required) this.fail('is required');
-          continue;
-        }
-        const decoded = this.field(f.field, raw);
-        if (decoded === undefined) continue;
+      const decoded = this.field(f.field, raw, f.isId);
+      if (decoded !== undefined) {
         if (!f.explicit && !f.oneof && isDefault(decoded)) {
           if (f.required) this.fail(Array.isArray(decoded) ? 'must not be empty' : 'is required');
-          continue;
+        } else {
+          out[f.jsonName] = decoded;
         }
-        out[f.jsonName] = decoded;
-      } finally {
-        this.path.pop();
       }
+      this.path.pop();
     }
     if (this.unknownFields === 'reject') {
       for (const key of Object.keys(value)) {
@@ -177,10 +182,11 @@ class Decoder {
     return out;
   }
 
-  field(field: DescField, value: unknown): unknown {
+  /** A field's value; `isId`: an identifier (or a list of them), see ID_FIELDS. */
+  field(field: DescField, value: unknown, isId = false): unknown {
     switch (field.fieldKind) {
       case 'scalar':
-        return ID_FIELDS.has(field.jsonName) ? this.identifier(this.scalar(field.scalar, value)) : this.scalar(field.scalar, value);
+        return isId ? this.identifier(this.scalar(field.scalar, value)) : this.scalar(field.scalar, value);
       case 'enum':
         return this.enumValue(field.enum, value);
       case 'message':
@@ -197,7 +203,7 @@ class Decoder {
           this.path.push(i);
           const v =
             field.listKind === 'scalar'
-              ? ID_FIELDS.has(field.jsonName)
+              ? isId
                 ? this.identifier(this.scalar(field.scalar, item))
                 : this.scalar(field.scalar, item)
               : field.listKind === 'enum'
@@ -373,9 +379,9 @@ export function decodeMessage<T>(
   desc: DescMessage,
   input: unknown,
   options: {
-    limits?: DecodeLimits;
+    limits?: DecodeLimits | undefined;
     path?: string;
-    check?: (value: T, fail: (field: string, description: string) => void) => void;
+    check?: ((value: T, fail: (field: string, description: string) => void) => void) | undefined;
     /** Default 'drop' (OPS-05). */
     unknownFields?: UnknownFields;
   } = {},

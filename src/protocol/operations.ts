@@ -64,5 +64,5 @@ export function decodeRequest<K extends OperationName>(op: K, input: unknown, li
   const info = OPERATIONS.get(op);
   if (!info) throw new Error(`unknown operation ${op}`);
   const check = CHECKS[op] as ((value: OperationRequests[K], fail: Fail) => void) | undefined;
-  return decodeMessage<OperationRequests[K]>(info.request, input, { ...(limits ? { limits } : {}), ...(check ? { check } : {}) });
+  return decodeMessage<OperationRequests[K]>(info.request, input, { limits, check });
 }
