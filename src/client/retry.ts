@@ -6,6 +6,7 @@
  * messageId (IDEM-02) sees the same message again rather than a new one.
  */
 import { A2AError } from '../protocol/errors.js';
+import { HISTORY_CHARS_LIMIT, HISTORY_MESSAGES_LIMIT } from '../protocol/historyLimits.js';
 import type { Message, OperationName } from '../protocol/types.js';
 import { A2AClientError, responseInfo } from './errors.js';
 import { hasGeneratedId } from './messages.js';
@@ -38,7 +39,7 @@ const IDEMPOTENT: ReadonlySet<OperationName> = new Set<OperationName>([
  * RESOURCE_EXHAUSTED answers whose ErrorInfo `limit` names a cap the task itself has reached (a
  * full history, R16): the same request gets the same answer, however long the client waits.
  */
-const PERMANENT_LIMITS: ReadonlySet<string> = new Set(['historyMessages', 'historyChars']);
+const PERMANENT_LIMITS: ReadonlySet<string> = new Set([HISTORY_MESSAGES_LIMIT, HISTORY_CHARS_LIMIT]);
 
 function isPermanentLimit(error: unknown): boolean {
   return error instanceof A2AError && error.reason === 'RESOURCE_EXHAUSTED' && PERMANENT_LIMITS.has(error.metadata.limit ?? '');

@@ -343,7 +343,7 @@ class Decoder {
 }
 
 /** A JSON object: a plain object (parsed JSON, a literal, or one without a prototype). */
-function isJsonObject(value: object): value is Record<string, unknown> {
+export function isJsonObject(value: object): value is Record<string, unknown> {
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }

@@ -8,8 +8,8 @@
  * artifact after its last chunk). Writes dropped because the task is terminal are reported.
  */
 import type { DescMessage } from '@bufbuild/protobuf';
-import { ArtifactSchema, MessageSchema, TaskStatusSchema } from '../gen/a2a_pb.js';
-import { decodeMessage, isCleanId, type DecodeLimits } from '../protocol/decode.js';
+import { ArtifactSchema, MessageSchema, TaskStateSchema, TaskStatusSchema } from '../gen/a2a_pb.js';
+import { decodeMessage, isCleanId, isJsonObject, type DecodeLimits } from '../protocol/decode.js';
 import { InvalidParamsError } from '../protocol/errors.js';
 import type { Artifact, Message, Part, TaskState, TaskStatus } from '../protocol/types.js';
 import { toParts } from './taskUpdater.js';
@@ -35,19 +35,11 @@ const PLAIN_MEMBERS: ReadonlyMap<DescMessage, ReadonlySet<string>> = new Map<Des
 ]);
 const ID_MEMBERS: ReadonlySet<string> = new Set(['messageId', 'contextId', 'taskId']);
 const ROLES: ReadonlySet<unknown> = new Set(['ROLE_USER', 'ROLE_AGENT']);
-const STATES: ReadonlySet<unknown> = new Set([
-  'TASK_STATE_SUBMITTED',
-  'TASK_STATE_WORKING',
-  'TASK_STATE_INPUT_REQUIRED',
-  'TASK_STATE_AUTH_REQUIRED',
-  'TASK_STATE_COMPLETED',
-  'TASK_STATE_FAILED',
-  'TASK_STATE_CANCELED',
-  'TASK_STATE_REJECTED',
-]);
+/** The states a task can be in: the proto's TaskState values but UNSPECIFIED (LIFE-01). */
+const STATES: ReadonlySet<unknown> = new Set(TaskStateSchema.values.map((v) => v.name).filter((name) => name !== 'TASK_STATE_UNSPECIFIED'));
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+  return typeof value === 'object' && value !== null && isJsonObject(value);
 }
 
 /** `{ text: '…' }` and nothing else. */

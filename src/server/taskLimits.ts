@@ -10,6 +10,7 @@
  * by its characters (escapes not counted). Each message's size is remembered per object, so a
  * store that keeps snapshots in memory measures a message once.
  */
+import { HISTORY_CHARS_LIMIT, HISTORY_MESSAGES_LIMIT } from '../protocol/historyLimits.js';
 import { A2AError } from '../protocol/errors.js';
 import type { Message, Task } from '../protocol/types.js';
 
@@ -104,7 +105,7 @@ export function followUpRefusal(task: Task, message: Message, limits: TaskLimits
     return new A2AError(
       'RESOURCE_EXHAUSTED',
       `Task ${task.id} already holds ${used.messages} messages, the most its history may keep (${limits.maxHistoryMessages}); start a new task${context}`,
-      { metadata: metadata('historyMessages', limits.maxHistoryMessages) },
+      { metadata: metadata(HISTORY_MESSAGES_LIMIT, limits.maxHistoryMessages) },
     );
   }
   const size = messageSize(message);
@@ -112,7 +113,7 @@ export function followUpRefusal(task: Task, message: Message, limits: TaskLimits
     return new A2AError(
       'RESOURCE_EXHAUSTED',
       `Task ${task.id} has no room for this message: its history would hold ${used.chars + size} characters of content, over the limit of ${limits.maxHistoryChars}; start a new task${context}`,
-      { metadata: metadata('historyChars', limits.maxHistoryChars) },
+      { metadata: metadata(HISTORY_CHARS_LIMIT, limits.maxHistoryChars) },
     );
   }
   return undefined;
