@@ -161,6 +161,25 @@ describe('a2a serve --max-body', () => {
   });
 });
 
+describe('a2a serve --max-history-messages / --max-history-chars', () => {
+  test('R16 a follow-up past --max-history-messages is refused with 429 RESOURCE_EXHAUSTED naming the cap; a bad value exits 2', async () => {
+    const urls = await serveWith(['--max-history-messages', '1']);
+    const first = await rest<{ task: Task }>(urls.rest, '/message:send', { message: message('ask your name?') });
+    assert.equal(first.body.task.status.state, 'TASK_STATE_INPUT_REQUIRED');
+    const followUp = { ...message('Ada'), taskId: first.body.task.id, contextId: first.body.task.contextId };
+    const refused = await rest<{ error: { status: string; details: { metadata?: Record<string, string> }[] } }>(urls.rest, '/message:send', { message: followUp });
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.error.status, 'RESOURCE_EXHAUSTED');
+    assert.deepEqual(
+      refused.body.error.details.map((d) => d.metadata?.limit),
+      ['historyMessages'],
+    );
+    const bad = await runToExit(['serve', '--store', 'memory', '--port', '0', '--max-history-chars', '0']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--max-history-chars must be an integer ≥ 1/);
+  });
+});
+
 describe('a2a serve --agent', () => {
   test('an agent that throws: stderr names the task and context and carries the stack', async () => {
     const { proc, urls } = await startServe(['--agent', 'conformance']);

@@ -19,6 +19,7 @@ import { openStore, type OpenedStore } from '../../stores/contract/openStore.js'
 import { startRetention } from '../../stores/contract/retention.js';
 import type { PushOptions } from '../../push/pushOptions.js';
 import type { AbuseLimitOptions } from '../../server/abuseLimits.js';
+import type { TaskLimits } from '../../server/taskLimits.js';
 import { webhookSecretKey } from '../../push/webhookSignature.js';
 import type { AuthConfig, SchemeVerifierConfig } from '../../auth/authConfig.js';
 
@@ -63,6 +64,11 @@ Options:
   --max-tasks-per-context N
                       new tasks running at once in one context (limits answer 429 /
                       RESOURCE_EXHAUSTED to that caller only; all off by default)
+  --max-history-messages N
+                      most messages a task's history keeps (default 1000); a follow-up past it
+                      is refused with 429 / RESOURCE_EXHAUSTED, nothing is dropped
+  --max-history-chars N
+                      most characters of JSON content in a task's history (default 16777216)
   --lease-ttl-ms N    PostgreSQL: how long a task's run is owned without renewal; after an
                       instance dies, another takes its tasks over within about this (default 15000)
   --push-max-attempts N
@@ -114,6 +120,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'rate-limit': { type: 'string' },
       'max-streams': { type: 'string' },
       'max-tasks-per-context': { type: 'string' },
+      'max-history-messages': { type: 'string' },
+      'max-history-chars': { type: 'string' },
       'push-backoff-ms': { type: 'string' },
       'sign-key': { type: 'string' },
       'sign-kid': { type: 'string' },
@@ -143,6 +151,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const push = pushOptions(values);
   const leaseTtlMs = intOption(values['lease-ttl-ms'], '--lease-ttl-ms', { min: 100 });
   const abuseLimits = abuseLimitOptions(values);
+  const historyLimits = historyLimitOptions(values);
   if (!values['sign-key'] && (values['sign-kid'] || values['sign-jku'])) throw new UsageError('--sign-kid and --sign-jku need --sign-key');
   const signCard = values['sign-key'] ? await cardSigner(values['sign-key'], { kid: values['sign-kid'], jku: values['sign-jku'] }) : undefined;
   if (values.agent !== undefined && values.tenants !== undefined) throw new UsageError('--agent and --tenants exclude each other');
@@ -187,6 +196,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         ...(abuseLimits ? { abuseLimits } : {}),
         push,
         ...(maxBody ? { maxBodyBytes: maxBody } : {}),
+        ...(historyLimits ? { limits: historyLimits } : {}),
         ...(auth ? { auth: auth.config } : {}),
         ...compatOption(values['no-compat']),
       },
@@ -262,6 +272,14 @@ function abuseLimitOptions(values: { 'rate-limit'?: string; 'max-streams'?: stri
     ...(streams !== undefined ? { maxStreamsPerCaller: streams } : {}),
     ...(tasks !== undefined ? { maxActiveTasksPerContext: tasks } : {}),
   };
+}
+
+/** R16 history caps from --max-history-messages, --max-history-chars (undefined: the defaults). */
+function historyLimitOptions(values: { 'max-history-messages'?: string; 'max-history-chars'?: string }): Partial<TaskLimits> | undefined {
+  const messages = intOption(values['max-history-messages'], '--max-history-messages', { min: 1 });
+  const chars = intOption(values['max-history-chars'], '--max-history-chars', { min: 1 });
+  if (messages === undefined && chars === undefined) return undefined;
+  return { ...(messages !== undefined ? { maxHistoryMessages: messages } : {}), ...(chars !== undefined ? { maxHistoryChars: chars } : {}) };
 }
 
 /** Push settings from flags and the environment; secrets are checked here, never printed. */
