@@ -94,6 +94,7 @@ export class Execution implements TaskUpdater {
   private duplicateOf: DuplicateMessageError | undefined;
   /** Throws when this run may no longer write (its execution lease is lost). */
   private guard: (() => void) | undefined;
+  private leaseOwner: string | undefined;
   /** accept() recorded the follow-up and answered its caller: what becomes of its run is only reported. */
   private accepted = false;
   /** The agent was called for this run's message. */
@@ -114,10 +115,13 @@ export class Execution implements TaskUpdater {
 
   /**
    * R3: `check` runs before every write of this run and throws when it may no longer write (the
-   * instance lost the task's execution lease, so another may be running it).
+   * instance lost the task's execution lease, so another may be running it); `leaseOwner` goes
+   * with each write, so the store refuses one that passed the check but lands after the lease
+   * was lost (the process paused between the two, say).
    */
-  fence(check: () => void): void {
+  fence(check: () => void, leaseOwner: string): void {
     this.guard = check;
+    this.leaseOwner = leaseOwner;
   }
 
   get isTerminal(): boolean {
@@ -198,7 +202,7 @@ export class Execution implements TaskUpdater {
     let full: A2AError | undefined;
     try {
       this.guard?.();
-      const { record } = await this.input.writer.update({ tenant: context.tenant, taskId: this.taskId }, (r) => {
+      const { record } = await this.input.writer.update({ tenant: context.tenant, taskId: this.taskId, leaseOwner: this.leaseOwner }, (r) => {
         if (isTerminalState(r.task.status.state)) return undefined;
         full = taskLimits && followUpRefusal(r.task, message, taskLimits);
         return full ? undefined : { task: appendUserMessage(r.task, message), events: [], ...(claim ? { claim } : {}) };
@@ -443,7 +447,7 @@ export class Execution implements TaskUpdater {
     } else {
       if (!this.record) await this.creating;
       this.guard?.();
-      ({ record } = await this.input.writer.update({ tenant: this.input.context.tenant, taskId: this.taskId, known: this.record }, (r) =>
+      ({ record } = await this.input.writer.update({ tenant: this.input.context.tenant, taskId: this.taskId, known: this.record, leaseOwner: this.leaseOwner }, (r) =>
         // LIFE-02: nothing leaves a terminal state; late updates (after a cancel) are dropped.
         isTerminalState(r.task.status.state) ? ((ignored = true), undefined) : change(r.task),
       ));

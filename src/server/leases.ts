@@ -11,7 +11,9 @@
  * old (the database unreachable) is lost — `hooks.lost` aborts its run, and `holds()` turns
  * false, which the run's writes check before each write (Execution.fence).
  */
-import type { Lease, LeaseStore } from './stores/leaseStore.js';
+import { LeaseLostError, type Lease, type LeaseStore } from './stores/leaseStore.js';
+
+export { LeaseLostError };
 import { splitTaskKey, taskKey as key } from './taskKey.js';
 
 /** Takeover candidates read per query; the sweep reads more batches while they come back full. */
@@ -46,16 +48,6 @@ interface Held {
 export class LeaseHeldError extends Error {
   constructor(readonly taskId: string) {
     super(`task ${taskId} is being processed by another instance`);
-  }
-}
-
-/** The abort reason of a run whose lease was lost, and the error of its writes after that. */
-export class LeaseLostError extends Error {
-  constructor(
-    readonly taskId: string,
-    why: string,
-  ) {
-    super(`the execution lease of task ${taskId} was lost (${why}); this instance stopped running it and writes nothing more to it`);
   }
 }
 

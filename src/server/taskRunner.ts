@@ -180,7 +180,7 @@ export class TaskRunner {
     // Every write of the run first checks that the lease is still ours.
     execution.fence(() => {
       if (!leases.holds(tenant, taskId)) throw new LeaseLostError(taskId, 'this instance no longer holds it');
-    });
+    }, leases.owner);
     try {
       await execution.run();
     } finally {

@@ -25,6 +25,8 @@ interface Target {
   tenant: string;
   taskId: string;
   known?: TaskRecord | undefined;
+  /** R3: the write of a run under this lease owner; the store refuses it once the lease is gone (AppendInput.leaseOwner). */
+  leaseOwner?: string | undefined;
 }
 type Change = (record: TaskRecord) => TaskChange | undefined;
 type Written = { record: TaskRecord; events: StoredEvent[] };
@@ -68,7 +70,7 @@ export class TaskWriter {
       } catch (error) {
         if (!(error instanceof VersionConflictError)) throw error;
       }
-      return this.withLock(key, () => this.retrying({ tenant: target.tenant, taskId: target.taskId }, change));
+      return this.withLock(key, () => this.retrying({ ...target, known: undefined }, change));
     }
     return this.withLock(key, () => this.retrying(target, change));
   }
@@ -98,6 +100,7 @@ export class TaskWriter {
       task: next.task,
       events: next.events,
       ...(next.claim ? { claim: next.claim } : {}),
+      ...(target.leaseOwner !== undefined ? { leaseOwner: target.leaseOwner } : {}),
     });
     this.published(tenant, taskId, result.events);
     return result;

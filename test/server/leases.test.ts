@@ -208,3 +208,43 @@ test('R3: an instance whose renewals fail (database unreachable) stops its run a
   assert.ok(seen.filter((e) => e instanceof LeaseLostError).length >= 2, 'the loss was reported, and the late write refused');
   await a.drain(0);
 });
+
+test('R3: a write that passes the instance\'s own lease check is still refused by the store once another instance holds the lease (the fence is in the write)', async () => {
+  const store = new MemoryTaskStore();
+  const bus = new LocalEventBus();
+  const seen: unknown[] = [];
+  let proceed!: () => void;
+  const paused = new Promise<void>((resolve) => (proceed = resolve));
+  let started!: () => void;
+  const working = new Promise<void>((resolve) => (started = resolve));
+  const a = new A2ARequestHandler({
+    agentCard: card,
+    executor: {
+      async execute(_c, task) {
+        await task.startWork('working');
+        started();
+        // As if the process paused here: the instance still thinks it holds the lease (long TTL).
+        await paused;
+        try {
+          await task.complete('too late');
+        } catch (error) {
+          seen.push(error);
+        }
+      },
+    },
+    store,
+    bus,
+    leases: { owner: 'A', ttlMs: 60_000 },
+    onError: (e) => seen.push(e),
+  });
+  const id = await startOnA(a);
+  await working;
+  // Another instance took the task over meanwhile (its expiry on the store's clock, not A's).
+  await store.releaseLease('', id, 'A');
+  assert.equal(await store.acquireLease({ tenant: '', taskId: id, owner: 'X', ttlMs: 60_000 }), true);
+  proceed();
+  await eventually(async () => (seen.some((e) => e instanceof LeaseLostError) ? true : undefined), 'the late write to be refused', 3000);
+  assert.match(String((seen.find((e) => e instanceof LeaseLostError) as Error).message), /store refused the write/);
+  assert.equal((await stateOn(a, id)).status.state, 'TASK_STATE_WORKING', 'the late complete() was not written');
+  await a.drain(0);
+});

@@ -7,7 +7,7 @@
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TaskState } from '../../src/protocol/types.js';
-import { isLeaseStore, type Lease, type LeaseStore } from '../../src/server/stores/leaseStore.js';
+import { LeaseLostError, isLeaseStore, type Lease, type LeaseStore } from '../../src/server/stores/leaseStore.js';
 import type { TaskStore } from '../../src/server/stores/taskStore.js';
 import type { ContractOptions, PurgeableStore, StoreUnderTest } from './contract.js';
 import { makeTask, ts } from './contract.js';
@@ -184,6 +184,43 @@ export function runLeaseContract(name: string, makeStore: () => Promise<StoreUnd
       await store.append({ tenant: '', taskId: 't', expectedVersion: record.version, task: { ...record.task, status }, events: [] });
       assert.deepEqual(await store.expiredLeases(10), []);
       assert.equal(await store.takeOverLease({ tenant: '', taskId: 't', owner: 'B', previousOwner: 'A', ttlMs: LONG }), false);
+    });
+
+    leaseTest('R3 append with leaseOwner: written while that owner holds the live lease; after expiry or a takeover LeaseLostError and nothing written (claim included)', async (store) => {
+      await taskIn(store, { id: 't', state: 'TASK_STATE_WORKING' });
+      const write = async (leaseOwner: string | undefined, text: string, claim?: string) => {
+        const record = await store.get('', 't');
+        assert.ok(record);
+        const task = { ...record.task, metadata: { text } };
+        return store.append({
+          tenant: '',
+          taskId: 't',
+          expectedVersion: record.version,
+          task,
+          events: [{ statusUpdate: { taskId: 't', contextId: task.contextId, status: task.status } }],
+          ...(leaseOwner !== undefined ? { leaseOwner } : {}),
+          ...(claim ? { claim: { messageId: claim, fingerprint: 'f' } } : {}),
+        });
+      };
+      await assert.rejects(write('A', 'no lease yet'), (e: Error) => e instanceof LeaseLostError && /lease of task t was lost/.test(e.message));
+      await store.acquireLease({ tenant: '', taskId: 't', owner: 'A', ttlMs: SHORT });
+      const kept = await write('A', 'while held');
+      await assert.rejects(write('B', 'not the holder'), LeaseLostError);
+      await sleep(EXPIRE);
+      // Expired, not yet taken over: still refused (the owner's check may have passed before a pause).
+      await assert.rejects(write('A', 'after expiry'), LeaseLostError);
+      assert.equal(await store.takeOverLease({ tenant: '', taskId: 't', owner: 'B', previousOwner: 'A', ttlMs: LONG }), true);
+      await assert.rejects(write('A', 'after takeover', 'm-late'), LeaseLostError);
+      await assert.rejects(write('A', 'after takeover, no claim'), LeaseLostError);
+      const after = await store.get('', 't');
+      assert.equal(after?.version, kept.record.version, 'nothing written by the refused appends');
+      assert.deepEqual(await store.events('', 't', kept.record.seq), []);
+      assert.equal(await store.findMessage('', 'm-late'), undefined, 'the refused claim was not recorded');
+      // The new holder writes; a write without leaseOwner (a cancel, say) is not fenced.
+      await write('B', 'new holder', 'm-new');
+      await write(undefined, 'unfenced');
+      assert.equal((await store.get('', 't'))?.task.metadata?.text, 'unfenced');
+      assert.equal((await store.findMessage('', 'm-new'))?.taskId, 't');
     });
 
     leaseTest('takeOverLease: compare-and-set on the previous owner and expiry; the new owner then holds it', async (store) => {

@@ -29,6 +29,21 @@ export interface AcquireLease {
   ttlMs: number;
 }
 
+/** The abort reason of a run whose lease was lost, and the error of its writes after that. */
+export class LeaseLostError extends Error {
+  constructor(
+    readonly taskId: string,
+    why: string,
+  ) {
+    super(`the execution lease of task ${taskId} was lost (${why}); this instance stopped running it and writes nothing more to it`);
+  }
+}
+
+/** What a store throws for a write whose AppendInput.leaseOwner no longer holds the lease (R3). */
+export function leaseFenceError(taskId: string): LeaseLostError {
+  return new LeaseLostError(taskId, 'the store refused the write: the lease expired or another instance holds it');
+}
+
 export interface LeaseStore {
   /** Takes the lease when there is none, it expired, or `owner` already holds it; false when another owner holds a live one. */
   acquireLease(input: AcquireLease): Promise<boolean>;

@@ -6,7 +6,7 @@ import type { StreamResponse, Task } from '../../protocol/types.js';
 import { isTerminalState } from '../../protocol/taskStates.js';
 import { taskKey as key } from '../taskKey.js';
 import { MemoryOutbox } from './memoryOutbox.js';
-import type { AcquireLease, Lease, LeaseKey, LeaseStore } from './leaseStore.js';
+import { leaseFenceError, type AcquireLease, type Lease, type LeaseKey, type LeaseStore } from './leaseStore.js';
 import type {
   ClaimOptions,
   DeadLetter,
@@ -91,8 +91,10 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
   }
 
   async append(input: AppendInput): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
-    const entry = this.entries.get(key(input.tenant, input.taskId));
+    const k = key(input.tenant, input.taskId);
+    const entry = this.entries.get(k);
     if (!entry || entry.record.version !== input.expectedVersion) throw new VersionConflictError(input.taskId);
+    if (input.leaseOwner !== undefined) this.fence(k, input.taskId, input.leaseOwner);
     const owner = entry.record.owner;
     this.claim({ tenant: input.tenant, taskId: input.taskId, owner }, input.claim);
     let seq = entry.record.seq;
@@ -108,6 +110,12 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     if (isTerminalState(input.task.status.state)) entry.log = entry.log.slice();
     this.push.enqueue({ tenant: input.tenant, taskId: input.taskId, events });
     return { record: entry.record, events };
+  }
+
+  /** R3: refuses the write of a run whose lease `owner` no longer holds (see AppendInput.leaseOwner). */
+  private fence(k: string, taskId: string, owner: string): void {
+    const lease = this.leases.get(k);
+    if (lease?.owner !== owner || lease.expiresAt < Date.now()) throw leaseFenceError(taskId);
   }
 
   async putPushConfig(tenant: string, config: StoredPushConfig): Promise<StoredPushConfig> {

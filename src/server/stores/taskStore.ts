@@ -37,6 +37,13 @@ export interface AppendInput {
   events: StreamResponse[];
   /** R4: records the user message that caused this write, in the same transaction. */
   claim?: MessageClaim;
+  /**
+   * R3 fence: the write of a run under an execution lease. It takes effect only while this owner
+   * holds the task's lease, unexpired by the store's clock, checked in the same transaction as the
+   * version; otherwise nothing is written and `LeaseLostError` is thrown (another instance may
+   * be running the task). Stores that implement LeaseStore check it; others ignore it.
+   */
+  leaseOwner?: string;
 }
 
 /** R4: a user message id recorded with the write it caused (creation or follow-up). */
@@ -140,8 +147,9 @@ export interface TaskStore {
    */
   create(tenant: string, task: Task, options?: CreateOptions): Promise<{ record: TaskRecord; events: StoredEvent[] }>;
   /**
-   * Compare-and-set append; throws VersionConflictError when `expectedVersion` is stale, and
-   * DuplicateMessageError when `claim` names a recorded message id.
+   * Compare-and-set append; throws VersionConflictError when `expectedVersion` is stale,
+   * DuplicateMessageError when `claim` names a recorded message id, and LeaseLostError when
+   * `leaseOwner` no longer holds the task's lease.
    */
   append(input: AppendInput): Promise<{ record: TaskRecord; events: StoredEvent[] }>;
   /** R4: the task a user message id was recorded with. */

@@ -43,6 +43,8 @@ export function leaseStatements(d: LeaseDialect) {
     /** The owner's live leases, extended; returns each one's key (a held lease not among them is lost). */
     renew: `UPDATE ${leases} SET expires_at = ${d.expires} WHERE owner = @owner AND expires_at >= ${d.now} RETURNING tenant, task_id`,
     release: `DELETE FROM ${leases} WHERE tenant = @tenant AND task_id = @taskId AND owner = @owner`,
+    /** R3 fence: a row when `@owner` holds the task's lease, unexpired (AppendInput.leaseOwner). */
+    holds: `SELECT 1 AS held FROM ${leases} WHERE tenant = @tenant AND task_id = @taskId AND owner = @owner AND expires_at >= ${d.now}`,
     /** Expired leases of tasks that are missing or not SUBMITTED/WORKING: nobody will take them over. */
     dropStale: `DELETE FROM ${leases} WHERE expires_at < ${d.now}
       AND NOT EXISTS (SELECT 1 FROM ${tasks} t WHERE t.tenant = ${leases}.tenant AND t.id = ${leases}.task_id AND t.state IN (${states}))`,

@@ -9,7 +9,7 @@ import { leaseTtl, toLease, type LeaseRow, type LeaseStatementName } from './lea
 import { rowLimit } from './pushSql.js';
 
 /** The lease statements that change rows. */
-export type LeaseWriteName = Exclude<LeaseStatementName, 'dropStale' | 'expired' | 'renew'>;
+export type LeaseWriteName = Exclude<LeaseStatementName, 'dropStale' | 'expired' | 'renew' | 'holds'>;
 
 /** What an engine supplies to the leases. */
 export interface LeaseEngine {

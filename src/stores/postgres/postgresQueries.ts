@@ -26,11 +26,22 @@ export function statements(s: string, tag: string) {
           INSERT INTO ${s}.push_deliveries (tenant, task_id, config_id, seq, next_attempt_at, created_at)
           SELECT $1::text, $2::text, $8::text, 1, $10::timestamptz, $10::timestamptz FROM t WHERE $8::text IS NOT NULL
         )`;
-  const append = `WITH u AS (
+  /**
+   * `lease`: the parameter of AppendInput.leaseOwner (R3). The write then needs that owner's
+   * unexpired lease, read with a share lock, so a takeover either waits for this write or is seen
+   * by it (the lease row's new owner fails the check).
+   */
+  const append = (lease?: string) => `WITH ${
+    lease
+      ? `l AS (
+          SELECT 1 FROM ${s}.leases WHERE tenant = $1 AND task_id = $2 AND owner = ${lease} AND expires_at >= now() FOR SHARE
+        ), `
+      : ''
+  }u AS (
           UPDATE ${s}.tasks
           SET context_id = $4, state = $5, status_ts = $6, task_json = $7, updated_at = now(),
               version = version + 1, seq = seq + $8::bigint
-          WHERE tenant = $1 AND id = $2 AND version = $3
+          WHERE tenant = $1 AND id = $2 AND version = $3${lease ? ' AND EXISTS (SELECT 1 FROM l)' : ''}
           RETURNING seq, owner
         ), e AS (
           INSERT INTO ${s}.events (tenant, task_id, seq, event_json)
@@ -46,6 +57,9 @@ export function statements(s: string, tag: string) {
           SELECT $1::text, $2::text, c.id, u.seq - $8::bigint + x.ord, $10::timestamptz, $10::timestamptz
           FROM c, u, generate_series(1, $8::bigint) AS x(ord)
         )`;
+  const appendClaim = (write: string) => `${write}, m AS (
+          INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $11::text, $2::text, $12::text FROM u
+        ) SELECT seq, owner FROM u`;
   return {
     get: { name: `a2a_get_${tag}`, text: `SELECT owner, task_json, version, seq FROM ${s}.tasks WHERE tenant = $1 AND id = $2` },
     create: { name: `a2a_create_${tag}`, text: `${create} SELECT count(*)::int AS n FROM t` },
@@ -56,13 +70,10 @@ export function statements(s: string, tag: string) {
           INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $12::text, $2::text, $13::text FROM t
         ) SELECT count(*)::int AS n FROM t`,
     },
-    append: { name: `a2a_append_${tag}`, text: `${append} SELECT seq, owner FROM u` },
-    appendClaim: {
-      name: `a2a_append_claim_${tag}`,
-      text: `${append}, m AS (
-          INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $11::text, $2::text, $12::text FROM u
-        ) SELECT seq, owner FROM u`,
-    },
+    append: { name: `a2a_append_${tag}`, text: `${append()} SELECT seq, owner FROM u` },
+    appendClaim: { name: `a2a_append_claim_${tag}`, text: appendClaim(append()) },
+    appendLeased: { name: `a2a_append_leased_${tag}`, text: `${append('$11::text')} SELECT seq, owner FROM u` },
+    appendClaimLeased: { name: `a2a_append_claim_leased_${tag}`, text: appendClaim(append('$13::text')) },
     findMessage: {
       name: `a2a_find_message_${tag}`,
       // The owner is the task's (immutable, so never stale); a purged task takes its messages with it.
@@ -125,7 +136,7 @@ export function pushQueries(s: string, tag: string): Record<PushStatementName | 
   return out;
 }
 
-export type LeaseQueryName = 'acquire' | 'renew' | 'release' | 'expired' | 'takeOver';
+export type LeaseQueryName = 'acquire' | 'renew' | 'release' | 'expired' | 'takeOver' | 'holds';
 
 /**
  * The shared lease statements on the database clock, compiled to `$n`. `expired` carries the
@@ -139,6 +150,7 @@ export function leaseQueries(s: string, tag: string): Record<LeaseQueryName, Pus
     release: sql.release,
     expired: `WITH stale AS (${sql.dropStale}) ${sql.expired}`,
     takeOver: sql.takeOver,
+    holds: sql.holds,
   };
   const out = {} as Record<LeaseQueryName, PushQuery>;
   for (const [name, text] of Object.entries(texts) as Array<[LeaseQueryName, string]>) {

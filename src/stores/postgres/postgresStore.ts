@@ -31,6 +31,7 @@ import type { ActiveTaskSource } from '../contract/recovery.js';
 import { appended, toMessageRecord, toRecord, toStoredEvent, type RecordRow } from '../contract/taskRows.js';
 import type { LeaseRow } from '../contract/leaseSql.js';
 import { SqlLeases } from '../contract/sqlLeases.js';
+import { leaseFenceError } from '../../server/stores/leaseStore.js';
 import { canonicalTime, listFilter, pageLimit, taskColumns } from '../contract/sqlShared.js';
 import { ListQueries, leaseQueries, nameTag, pushQueries, statements, type LeaseQueryName, type PushQuery } from './postgresQueries.js';
 import { POSTGRES_MIGRATIONS, migratePostgres, quoteIdent, schemaVersionPg, type MigrationResult } from './migrations.js';
@@ -147,14 +148,21 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
     const eventJson = input.events.map((e) => JSON.stringify(e));
     const values = [input.tenant, input.taskId, input.expectedVersion, c.contextId, c.state, c.statusTs, c.json, eventJson.length, eventJson];
     values.push(new Date().toISOString()); // $10: enqueue time of the deliveries
-    const claim = input.claim;
+    const { claim, leaseOwner } = input;
+    const leased = leaseOwner !== undefined;
     const rows = await this.claiming(claim, input.tenant, () =>
       claim
-        ? this.run<{ seq: string; owner: string }>(this.q.appendClaim, [...values, claim.messageId, claim.fingerprint])
-        : this.run<{ seq: string; owner: string }>(this.q.append, values),
+        ? this.run<{ seq: string; owner: string }>(leased ? this.q.appendClaimLeased : this.q.appendClaim, [...values, claim.messageId, claim.fingerprint, ...(leased ? [leaseOwner] : [])])
+        : this.run<{ seq: string; owner: string }>(leased ? this.q.appendLeased : this.q.append, leased ? [...values, leaseOwner] : values),
     );
     const row = rows[0];
-    if (!row) throw new VersionConflictError(input.taskId);
+    if (!row) {
+      // Nothing written: the version moved on, or (R3) the run's lease is gone.
+      if (leased && (await this.leaseRun('holds', { tenant: input.tenant, taskId: input.taskId, owner: leaseOwner })).rowCount === 0) {
+        throw leaseFenceError(input.taskId);
+      }
+      throw new VersionConflictError(input.taskId);
+    }
     return appended(input, { seq: Number(row.seq), owner: row.owner });
   }
 

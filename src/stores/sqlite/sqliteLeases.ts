@@ -24,6 +24,12 @@ export function sqliteLeases(db: Db): SqlLeases {
   });
 }
 
+/** R3 (AppendInput.leaseOwner): whether `owner` holds the task's unexpired lease; run inside the write's transaction. */
+export function sqliteLeaseHolder(db: Db): (tenant: string, taskId: string, owner: string) => boolean {
+  const holds = db.prepare(leaseStatements({ prefix: '', ...SQLITE_LEASE_DIALECT }).holds);
+  return (tenant, taskId, owner) => holds.get({ tenant, taskId, owner, now: Date.now() }) !== undefined;
+}
+
 /** `@now` and `@expires` of the lease statements: epoch milliseconds of this host's clock. */
 function leaseClock(ttlMs: number): { now: number; expires: number } {
   const now = Date.now();

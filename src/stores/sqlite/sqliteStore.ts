@@ -36,7 +36,8 @@ import type { SqlLeases } from '../contract/sqlLeases.js';
 import { SqlStoreBase } from '../contract/sqlStoreBase.js';
 import { GroupCommit } from './groupCommit.js';
 import { liveServers, registerInstance, unregisterInstance, type InstanceRow } from './sqliteInstances.js';
-import { sqliteLeases } from './sqliteLeases.js';
+import { sqliteLeaseHolder, sqliteLeases } from './sqliteLeases.js';
+import { leaseFenceError } from '../../server/stores/leaseStore.js';
 import { preparePushStatements, sqliteOutbox, type PushStatements } from './sqliteOutbox.js';
 import { purgeTerminal, type PurgeOptions } from './sqliteRetention.js';
 export type { PurgeOptions } from './sqliteRetention.js';
@@ -110,6 +111,7 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
     this.push = preparePushStatements(db);
     this.outbox = sqliteOutbox(db, this.push);
     this.leases = sqliteLeases(db);
+    const holdsLease = sqliteLeaseHolder(db);
     const enqueue = (row: { tenant: string; taskId: string; first: number; last: number }): void => {
       if (row.last >= row.first) this.stmt.enqueue.run({ ...row, now: new Date().toISOString() });
     };
@@ -141,6 +143,7 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
       const c = taskColumns(input.task);
       const now = new Date().toISOString();
       const { tenant, taskId, expectedVersion } = input;
+      if (input.leaseOwner !== undefined && !holdsLease(tenant, taskId, input.leaseOwner)) throw leaseFenceError(taskId);
       // No status event: try the update that leaves the indexed columns (and so the indexes)
       // alone; it matches only if they are indeed unchanged, else the full update runs.
       const unchanged = input.events.some((e) => 'statusUpdate' in e)
