@@ -255,7 +255,8 @@ export class Execution implements TaskUpdater {
 
   /** R4: answer with the task the first delivery of this message created or continued. */
   private async answerDuplicate(dup: DuplicateMessageError): Promise<void> {
-    if (this.input.claim && dup.existing.fingerprint !== this.input.claim.fingerprint) {
+    // Another principal's message id is "used" (as in duplicateOf), never an answer with its task.
+    if ((this.input.claim && dup.existing.fingerprint !== this.input.claim.fingerprint) || dup.existing.owner !== (this.input.owner ?? '')) {
       this.refuse(invalidField('message.messageId', 'was already used for a different message'));
       return;
     }

@@ -92,3 +92,34 @@ test('R4 a message id used by another principal is refused without revealing its
   assert.ok('task' in again && again.task.id === res.task.id);
   await h.drain(0);
 });
+
+test('R4 SEC-03 two principals racing with the same message: the second gets INVALID_PARAMS, never the first one\'s task (blocking, returnImmediately and streaming)', async () => {
+  const slow = {
+    async execute(c: { principal?: { id: string } | undefined }, task: { requireInput: (text: string) => Promise<void> }) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await task.requireInput(`who=${c.principal?.id ?? 'anonymous'}`);
+    },
+  };
+  const h = new A2ARequestHandler({ agentCard: card, executor: slow as never, push: TEST_PUSH });
+  for (const mode of ['blocking', 'returnImmediately', 'stream'] as const) {
+    const same = { ...message('a secret of alice'), ...(mode === 'returnImmediately' ? { configuration: { returnImmediately: true } } : {}) };
+    const send = async (who: string): Promise<string> => {
+      try {
+        if (mode !== 'stream') {
+          const res = await h.unary('sendMessage', same, as(who));
+          return 'task' in res ? `task ${res.task.id} ${JSON.stringify(res.task)}` : 'message';
+        }
+        const seen: string[] = [];
+        for await (const item of await h.stream('sendStreamingMessage', same, as(who))) seen.push(JSON.stringify(item));
+        return `stream ${seen.join(' ')}`;
+      } catch (error) {
+        assert.ok(A2AError.is(error), String(error));
+        return error.reason;
+      }
+    };
+    const [alice, bob] = await Promise.all([send('alice'), send('bob')]);
+    assert.match(alice, /^(task|stream) /, `${mode}: alice is answered`);
+    assert.equal(bob, 'INVALID_PARAMS', `${mode}: bob is refused, not given alice's task: ${bob.slice(0, 200)}`);
+  }
+  await h.drain(0);
+});
