@@ -197,7 +197,7 @@ export function runLeaseContract(name: string, makeStore: () => Promise<StoreUnd
           taskId: 't',
           expectedVersion: record.version,
           task,
-          events: [{ statusUpdate: { taskId: 't', contextId: task.contextId, status: task.status } }],
+          events: [{ statusUpdate: { taskId: 't', contextId: task.contextId ?? '', status: task.status } }],
           ...(leaseOwner !== undefined ? { leaseOwner } : {}),
           ...(claim ? { claim: { messageId: claim, fingerprint: 'f' } } : {}),
         });
