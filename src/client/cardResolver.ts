@@ -3,7 +3,8 @@
  * card URL that honours Cache-Control (max-age, Age, no-cache, no-store) and revalidates
  * stale entries with If-None-Match / If-Modified-Since, keeping the cached card on 304.
  *
- * Signed cards (SIGN-07/08) are verified before they are used or cached: by default when they
+ * Signed cards (SIGN-07/08) are verified before they are used or cached, and a cached card again
+ * by each resolution that uses it, under that resolution's own options: by default when they
  * carry signatures (the verifier, ../signing/cardSignature.ts, is loaded only then), or always
  * with `verifyCardSignatures: 'require'`.
  */
@@ -17,10 +18,13 @@ import type { FetchLike } from './transport.js';
 
 export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
 
+/**
+ * A cached card. No verification verdict is kept: it held only for the options of the
+ * resolution that fetched the card (its keys, jku trust, algorithms, mode), so every resolution
+ * verifies the cached card again under its own options (JWKS fetches are cached).
+ */
 interface CacheEntry {
   card: AgentCard;
-  /** The card's signature verified when it was fetched. */
-  verified?: boolean;
   etag?: string;
   lastModified?: string;
   /** Fresh until this time (ms since epoch); revalidated after. */
@@ -108,7 +112,7 @@ export interface ResolveCardOptions {
    * allow-listed); `cardUrl` is filled in with the URL the card was fetched from.
    */
   cardVerification?: CardVerificationOptions | undefined;
-  /** Called with the outcome of each verification (not for cards served from the cache). */
+  /** Called with the outcome of each verification (cards served from the cache are verified again). */
   onCardVerified?: (result: CardVerification) => void;
   /** Reads a card of another protocol version as a 1.0 card, or undefined (see TransportFactory.readCard); A2A 0.3 cards are read anyway. */
   readCard?: (card: unknown) => Promise<AgentCard | undefined>;
@@ -190,17 +194,23 @@ export async function checkCardSignature(card: AgentCard, options: ResolveCardOp
   }
 }
 
+/**
+ * A cached card, verified under these options over the card as served (SIGN-08): whatever
+ * another resolution concluded with its own keys, jku trust or mode says nothing about these
+ * (a card accepted through its own `jku` must still fail against pinned keys).
+ */
+async function verifiedFromCache(card: AgentCard, options: ResolveCardOptions & { cardUrl: string }, source: string): Promise<AgentCard> {
+  await checkCardSignature(rawCardOf(card) as AgentCard, options, source);
+  return card;
+}
+
 /** Fetches (or revalidates) the agent card at `agentUrl` (see cardUrlFor). */
 export async function resolveCard(agentUrl: string | URL, options: ResolveCardOptions = {}): Promise<AgentCard> {
   const url = cardUrlFor(agentUrl);
   const cache = options.cache === false ? undefined : (options.cache ?? defaultCardCache);
   const cached = cache?.get(url);
   const source = `The agent card at ${url}`;
-  if (cached && Date.now() < cached.freshUntil) {
-    // Cached by a resolution that did not verify (another mode): verify now, over the card as served.
-    cached.verified ||= await checkCardSignature(rawCardOf(cached.card) as AgentCard, { ...options, cardUrl: url }, source);
-    return cached.card;
-  }
+  if (cached && Date.now() < cached.freshUntil) return verifiedFromCache(cached.card, { ...options, cardUrl: url }, source);
   const headers = new Headers({ accept: 'application/json', [VERSION_HEADER]: PROTOCOL_VERSION, ...options.headers });
   if (cached?.etag) headers.set('if-none-match', cached.etag);
   if (cached?.lastModified) headers.set('if-modified-since', cached.lastModified);
@@ -210,11 +220,10 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const res = await send(fetch, url, { headers, ...(options.signal ? { signal: options.signal } : {}) });
   if (res.status === 304 && cached) {
-    cached.verified ||= await checkCardSignature(rawCardOf(cached.card) as AgentCard, { ...options, cardUrl: url }, source);
     const until = freshUntil(res.headers);
     if (until === undefined) cache?.delete(url);
     else cached.freshUntil = until;
-    return cached.card;
+    return verifiedFromCache(cached.card, { ...options, cardUrl: url }, source);
   }
   if (!res.ok) throw new A2AClientError('BAD_CARD', `No agent card at ${url} (HTTP ${res.status})`, { status: res.status });
   let body: unknown;
@@ -225,10 +234,10 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   }
   const card = await readAgentCard(body, options.readCard, source);
   // Signatures are checked over the card as served (before any translation).
-  const verified = await checkCardSignature(body as AgentCard, { ...options, cardUrl: url }, source);
+  await checkCardSignature(body as AgentCard, { ...options, cardUrl: url }, source);
   const until = freshUntil(res.headers);
   if (cache && until !== undefined) {
-    const entry: CacheEntry = { card, freshUntil: until, verified };
+    const entry: CacheEntry = { card, freshUntil: until };
     const etag = res.headers.get('etag');
     const lastModified = res.headers.get('last-modified');
     if (etag) entry.etag = etag;
