@@ -8,6 +8,7 @@
  * carry signatures (the verifier, ../signing/cardSignature.ts, is loaded only then), or always
  * with `verifyCardSignatures: 'require'`.
  */
+import { isV03CardShape } from '../protocol/cardShape.js';
 import { A2AError } from '../protocol/errors.js';
 import { PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
@@ -124,11 +125,6 @@ const RAW_CARDS = new WeakMap<AgentCard, unknown>();
 /** The card as the agent served it: the A2A 0.3 JSON behind a translated card, else the card itself. */
 export function rawCardOf(card: AgentCard): unknown {
   return RAW_CARDS.get(card) ?? card;
-}
-
-/** A card in the A2A 0.3 shape: a top-level `url`, no `supportedInterfaces` (isV03Card of src/compat, inlined). */
-export function isV03CardShape(value: unknown): boolean {
-  return isObject(value) && typeof value.url === 'string' && !Array.isArray(value.supportedInterfaces);
 }
 
 /**

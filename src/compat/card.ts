@@ -2,6 +2,7 @@
  * Agent Card between A2A 0.3 and 1.0 (digest §5.4). The interface list, the extended-card
  * flag, security requirements and security schemes change shape; the rest keeps its names.
  */
+import { isV03CardShape } from '../protocol/cardShape.js';
 import { parseVersion } from '../protocol/serviceParams.js';
 import type {
   AgentCapabilities,
@@ -230,6 +231,4 @@ function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record
 }
 
 /** True for a card in the 0.3 shape (a top-level `url`, no `supportedInterfaces`). */
-export function isV03Card(card: unknown): boolean {
-  return isObj(card) && typeof card.url === 'string' && !Array.isArray(card.supportedInterfaces);
-}
+export const isV03Card: (card: unknown) => boolean = isV03CardShape;

@@ -12,7 +12,9 @@
  *    `supportsAuthenticatedExtendedCard`, `security`), so the official 0.3 SDKs (which send no
  *    A2A-Version) find their endpoint and header-less 1.0 readers (curl, browsers) still see
  *    `supportedInterfaces`. `securitySchemes` keeps the 1.0 shape (the two cannot share it);
- *    signatures are dropped, since they cannot verify over the added members.
+ *    signatures are dropped, since they do not cover the added members.
+ * Only the 1.0 card carries the card's signatures: the 0.3 card and the hybrid one have none
+ * (a 1.0 signature cannot cover 0.3 members; the server signs only the 1.0 card).
  * The responses differ by A2A-Version: the route must send `Vary: A2A-Version` and an ETag per
  * variant.
  */
@@ -76,12 +78,14 @@ const V03_ONLY_MEMBERS = ['protocolVersion', 'url', 'preferredTransport', 'addit
 export type HybridAgentCard = AgentCard & Partial<Pick<V03AgentCard, (typeof V03_ONLY_MEMBERS)[number]>>;
 
 /**
- * The 1.0 card plus the 0.3-only top-level members. Its 1.0 signatures still verify: the signed
- * payload keeps only AgentCard members (SIGN-03), so the added 0.3 members are not part of it.
+ * The 1.0 card plus the 0.3-only top-level members, without `signatures`: the 1.0 signatures
+ * cover only AgentCard fields (SIGN-03), not the added endpoints (`url`, `additionalInterfaces`,
+ * `preferredTransport`) and `security`, so a 0.3 reader trusting them would act on unsigned
+ * members (anyone could change them and the signature would still verify).
  */
 export function hybridAgentCard(card: AgentCard, options: V03CardOptions = {}): HybridAgentCard {
   const v03 = agentCardForV03(card, options);
-  const out: HybridAgentCard = { ...card };
+  const { signatures: _signatures, ...out }: HybridAgentCard = card;
   for (const key of V03_ONLY_MEMBERS) {
     if (v03[key] !== undefined) (out as unknown as Record<string, unknown>)[key] = v03[key];
   }

@@ -1,18 +1,25 @@
 /**
- * What an Agent Card signature covers (SIGN-02/03): the card without `signatures`, with the
- * proto presence rules applied at every nesting level, then JCS-canonicalized (./jcs.ts).
+ * What an Agent Card signature covers (SIGN-02/03), chosen by the card's shape:
  *
+ * A 1.0 card: the card without `signatures`, with the proto presence rules applied at every
+ * nesting level, then JCS-canonicalized (./jcs.ts).
  * - REQUIRED fields are kept, even at their default (`"description": ""`, `"skills": []`);
  * - fields with explicit presence (proto3 `optional`, oneof members) are kept whenever set,
  *   even to `false`/`""` (`capabilities.streaming: false` stays);
  * - every other field is omitted at its default: `false`, `0`, `""`, the zero enum value, `[]`,
  *   `{}`, `null` (`capabilities.extensions: []` goes).
- *
  * Members that are not AgentCard fields are not part of the payload (as in any ProtoJSON
  * round trip); Struct values (`params`) are arbitrary JSON and kept as they are.
- * Runtime-neutral: the rules come from the generated table in ./cardPresence.ts.
+ *
+ * An A2A 0.3 card (a top-level `url`, no `supportedInterfaces`: isV03CardShape): the whole card
+ * JSON without `signatures`, JCS-canonicalized, as the 0.3 specification defines
+ * AgentCardSignature. The 1.0 rules would drop its endpoints (`url`, `additionalInterfaces`,
+ * `preferredTransport`) and `security`, none of which are 1.0 fields, leaving them unsigned.
+ *
+ * Runtime-neutral: the 1.0 rules come from the generated table in ./cardPresence.ts.
  */
 import type { AgentCard } from '../protocol/types.js';
+import { isV03CardShape } from '../protocol/cardShape.js';
 import { AGENT_CARD_PRESENCE, type PresenceTable } from './cardPresence.js';
 import { canonicalize } from './jcs.js';
 
@@ -75,9 +82,12 @@ function messageOf(value: Record<string, unknown>, message: string, table: Prese
   return out;
 }
 
-/** The card as signed: presence rules applied at every level, `signatures` removed. */
+/**
+ * The card as signed, `signatures` removed: a 0.3 card as it is, any other card with the
+ * presence rules of `table` applied at every level (see the module comment).
+ */
 export function cardSigningPayload(card: AgentCard | Record<string, unknown>, table: PresenceTable = AGENT_CARD_PRESENCE): Record<string, unknown> {
-  const out = messageOf(card as Record<string, unknown>, table.root, table);
+  const out = isV03CardShape(card) ? { ...(card as Record<string, unknown>) } : messageOf(card as Record<string, unknown>, table.root, table);
   delete out.signatures;
   return out;
 }

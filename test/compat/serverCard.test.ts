@@ -47,7 +47,7 @@ describe('cardForRequest', () => {
     assert.equal(v03.signatures, undefined);
   });
 
-  test('the hybrid card: every 1.0 member (signatures included) plus the 0.3-only ones', () => {
+  test('the hybrid card: every 1.0 member but signatures (SIGN-09: they cannot cover the 0.3 members) plus the 0.3-only ones', () => {
     const { body, variant } = cardForRequest(card, headers({}));
     assert.equal(variant, 'hybrid');
     const hybrid = body as unknown as Record<string, unknown>;
@@ -55,7 +55,8 @@ describe('cardForRequest', () => {
     assert.deepEqual(hybrid.capabilities, card.capabilities);
     assert.equal(hybrid.url, 'https://a.example/rpc');
     assert.equal(hybrid.protocolVersion, '0.3.0');
-    assert.deepEqual(hybrid.signatures, card.signatures, 'the 1.0 signatures stay: the signed payload keeps only AgentCard members');
+    assert.equal(hybrid.signatures, undefined, 'the 1.0 signatures would verify with url/additionalInterfaces/security changed');
+    assert.deepEqual(card.signatures, [{ protected: 'p', signature: 's' }], 'the 1.0 card keeps them');
   });
 
   test('withV03Interfaces appends one 0.3 interface per served 1.0 endpoint, once', () => {

@@ -25,10 +25,9 @@ const jwks = JSON.parse(readFileSync(keys.jwks, 'utf8')) as Jwks;
 test('a2a serve --sign-key signs the card; a2a card --verify --jwks FILE verifies it', async (t) => {
   const { proc, urls } = await startServe(['--sign-key', keys.privateKey]);
   t.after(() => proc.kill());
-  const card = (await (await fetch(urls.card)).json()) as AgentCard & { url?: string };
+  // What our client fetches (A2A-Version: 1.0): the 1.0 card, signed.
+  const card = (await (await fetch(urls.card, { headers: { 'A2A-Version': '1.0' } })).json()) as AgentCard;
   assert.equal(card.signatures?.length, 1);
-  // Without A2A-Version this is the hybrid card (1.0 + 0.3 members): its 1.0 signature still verifies.
-  assert.ok(card.url, 'the hybrid card has the 0.3 url');
   assert.equal((await verifyAgentCard(card, { jwks })).verified, true);
 
   const ok = await runToExit(['card', urls.card, '--verify', '--jwks', keys.jwks]);
@@ -56,6 +55,22 @@ test('a2a serve --sign-key signs the card; a2a card --verify --jwks FILE verifie
   assert.ok(reply);
   // Default mode, no keys configured and no jku: accepted as unverified.
   await createClient(urls.card, { cardCache: false });
+});
+
+test('SIGN-09: the hybrid card (no A2A-Version) and the 0.3 card carry no signatures of the 1.0 card, which cannot cover their 0.3 members', async (t) => {
+  const { proc, urls } = await startServe(['--sign-key', keys.privateKey]);
+  t.after(() => proc.kill());
+  const hybrid = (await (await fetch(urls.card)).json()) as AgentCard & { url?: string; additionalInterfaces?: unknown[] };
+  assert.ok(hybrid.url && hybrid.additionalInterfaces, 'the hybrid card has the 0.3 endpoints');
+  assert.equal(hybrid.signatures, undefined);
+  // (Were the 1.0 signature kept, it would still verify with the 0.3 endpoints pointed elsewhere:
+  // the 1.0 payload has no url or additionalInterfaces.)
+  const v03 = (await (await fetch(urls.card, { headers: { 'A2A-Version': '0.3' } })).json()) as { url?: string; signatures?: unknown };
+  assert.ok(v03.url);
+  assert.equal(v03.signatures, undefined);
+  // The CLI and the client fetch with A2A-Version: 1.0 and verify the signed 1.0 card.
+  const cli = await runToExit(['card', urls.card, '--require-signature', '--jwks', keys.jwks]);
+  assert.equal(cli.code, 0, cli.stdout + cli.stderr);
 });
 
 test('--sign-jku on another host: followed only with --allow-jku (the CLI fetch goes through the SSRF guard)', async (t) => {
@@ -92,7 +107,7 @@ test('a2a card --require-signature fails for an unsigned agent; --verify alone r
 test('a tampered card fails verification in the client and in a2a card', async (t) => {
   const { proc, urls } = await startServe(['--sign-key', keys.privateKey]);
   t.after(() => proc.kill());
-  const signed = (await (await fetch(urls.card)).json()) as AgentCard;
+  const signed = (await (await fetch(urls.card, { headers: { 'A2A-Version': '1.0' } })).json()) as AgentCard;
   // A man in the middle points the client at another endpoint, keeping the signature.
   const tampered = { ...signed, supportedInterfaces: signed.supportedInterfaces.map((i) => ({ ...i, url: i.url.replace('localhost', 'evil.example') })) };
   const evil = createServer((_req, res) => {

@@ -1,0 +1,12 @@
+/**
+ * Which protocol version's shape an Agent Card JSON has. Shared by the client (which translates
+ * a 0.3 card), src/compat (isV03Card) and the signer/verifier (which canonicalize a 0.3 card as
+ * the 0.3 specification does): one test, so they cannot disagree. Runtime-neutral, no imports.
+ */
+
+/** A card in the A2A 0.3 shape: a top-level `url` string and no `supportedInterfaces` list. */
+export function isV03CardShape(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const card = value as Record<string, unknown>;
+  return typeof card.url === 'string' && !Array.isArray(card.supportedInterfaces);
+}

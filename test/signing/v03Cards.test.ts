@@ -1,0 +1,92 @@
+/**
+ * SIGN-09: a card in the A2A 0.3 shape is signed and verified over its own JSON — the RFC 8785
+ * form of the whole card without `signatures`, as the 0.3 specification defines
+ * AgentCardSignature — not with the 1.0 presence rules, which keep only 1.0 fields and so would
+ * leave its endpoints (`url`, `additionalInterfaces`, `preferredTransport`) and `security` unsigned.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateKeyPairSync, sign, verify } from 'node:crypto';
+import { CardVerificationError, resolveCard } from '../../src/client/index.js';
+import type { FetchLike } from '../../src/client/transport.js';
+import { agentCardToV03 } from '../../src/compat/card.js';
+import { cardSigningPayload } from '../../src/signing/cardPayload.js';
+import { CardSignatureError, base64UrlEncode, verifyAgentCard, type Jwk } from '../../src/signing/cardSignature.js';
+import { signAgentCard } from '../../src/signing/cardSigner.js';
+import { canonicalize } from '../../src/signing/jcs.js';
+import { leaves, mutate, realisticCard } from './fixtures/realisticCard.js';
+
+const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const KID = 'v03-key';
+const jwks = { keys: [{ ...(publicKey.export({ format: 'jwk' }) as Jwk), kid: KID, alg: 'ES256', use: 'sig' }] };
+
+/** A 0.3 card: endpoints in url / additionalInterfaces / preferredTransport, requirements in security. */
+function v03Card(): Record<string, unknown> {
+  return { ...agentCardToV03(realisticCard(), { onlyV03Interfaces: false }) };
+}
+
+async function reason(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(CardSignatureError.is(error), String(error));
+    return error.reason;
+  }
+  return 'verified';
+}
+
+/** A 0.3 signature made without our signer: ES256 (node:crypto) over the JCS of the card minus `signatures`. */
+function signedIndependently(card: Record<string, unknown>): Record<string, unknown> {
+  const { signatures: _signatures, ...unsigned } = card;
+  const header = base64UrlEncode(new TextEncoder().encode(JSON.stringify({ alg: 'ES256', kid: KID, typ: 'JOSE' })));
+  const payload = base64UrlEncode(new TextEncoder().encode(canonicalize(unsigned)));
+  const signature = sign('sha256', Buffer.from(`${header}.${payload}`), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+  return { ...card, signatures: [{ protected: header, signature }] };
+}
+
+test('SIGN-09: the signing payload of a 0.3 card is the whole card without signatures (url, additionalInterfaces, security included)', () => {
+  const card = { ...v03Card(), signatures: [{ protected: 'x', signature: 'y' }] };
+  const { signatures: _signatures, ...unsigned } = card;
+  assert.deepEqual(cardSigningPayload(card), unsigned);
+  for (const member of ['url', 'preferredTransport', 'additionalInterfaces', 'security', 'protocolVersion']) assert.ok(member in cardSigningPayload(card), member);
+});
+
+test('SIGN-09: sign → verify a 0.3 card; changing its endpoints or security fails', async () => {
+  const signed = await signAgentCard(v03Card(), { key: privateKey, kid: KID });
+  assert.deepEqual(await verifyAgentCard(signed, { jwks, requireSignature: true }), { verified: true, kid: KID, alg: 'ES256' });
+  const tampered: Record<string, Record<string, unknown>> = {
+    url: { ...signed, url: 'https://attacker.example/a2a' },
+    additionalInterfaces: { ...signed, additionalInterfaces: [...(signed.additionalInterfaces as unknown[]), { url: 'https://attacker.example/a2a', transport: 'JSONRPC' }] },
+    preferredTransport: { ...signed, preferredTransport: 'HTTP+JSON' },
+    security: { ...signed, security: [] },
+    'security removed': (({ security: _security, ...rest }) => rest)(signed),
+  };
+  for (const [what, card] of Object.entries(tampered)) assert.equal(await reason(verifyAgentCard(card, { jwks, requireSignature: true })), 'bad-signature', what);
+  for (const { path } of leaves(v03Card())) assert.equal(await reason(verifyAgentCard(mutate(signed, path), { jwks })), 'bad-signature', path.join('.'));
+});
+
+test('SIGN-09: a 0.3 signature made independently (JCS of the card minus signatures, node:crypto) verifies', async () => {
+  const signed = signedIndependently(v03Card());
+  assert.deepEqual(await verifyAgentCard(signed, { jwks, requireSignature: true }), { verified: true, kid: KID, alg: 'ES256' });
+  // And the other way round: our signer's 0.3 signature checks out with node:crypto over the same JCS bytes.
+  const [ours] = (await signAgentCard(v03Card(), { key: privateKey, kid: KID })).signatures;
+  const input = `${ours?.protected}.${base64UrlEncode(new TextEncoder().encode(canonicalize(v03Card())))}`;
+  assert.ok(verify('sha256', Buffer.from(input), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(ours?.signature ?? '', 'base64url')));
+});
+
+test('SIGN-09: the client verifies a signed 0.3 card as served (before translation) and refuses a tampered one', async () => {
+  const signed = signedIndependently(v03Card());
+  const serve = (card: unknown): FetchLike => async () => new Response(JSON.stringify(card), { headers: { 'content-type': 'application/json' } });
+  const options = { cache: false, verifyCardSignatures: 'require', cardVerification: { jwks } } as const;
+  const card = await resolveCard('https://agent.example', { ...options, fetch: serve(signed) });
+  assert.equal(card.supportedInterfaces[0]?.protocolVersion, '0.3');
+  await assert.rejects(
+    resolveCard('https://agent.example', { ...options, fetch: serve({ ...signed, url: 'https://attacker.example/a2a' }) }),
+    (e: unknown) => e instanceof CardVerificationError && e.reason === 'bad-signature',
+  );
+});
+
+test('SIGN-03 is unchanged for 1.0 cards: members outside the schema are still not signed', () => {
+  const card = realisticCard();
+  assert.deepEqual(cardSigningPayload({ ...card, url: 'https://elsewhere.example' }), cardSigningPayload(card));
+});
