@@ -7,6 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CardVerificationError, resolveCard } from '../../src/client/index.js';
 import type { FetchLike } from '../../src/client/transport.js';
 import { agentCardToV03 } from '../../src/compat/card.js';
@@ -14,6 +19,7 @@ import { cardSigningPayload } from '../../src/signing/cardPayload.js';
 import { CardSignatureError, base64UrlEncode, verifyAgentCard, type Jwk } from '../../src/signing/cardSignature.js';
 import { signAgentCard } from '../../src/signing/cardSigner.js';
 import { canonicalize } from '../../src/signing/jcs.js';
+import { runToExit } from '../cli/cliHelpers.js';
 import { leaves, mutate, realisticCard } from './fixtures/realisticCard.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -89,4 +95,30 @@ test('SIGN-09: the client verifies a signed 0.3 card as served (before translati
 test('SIGN-03 is unchanged for 1.0 cards: members outside the schema are still not signed', () => {
   const card = realisticCard();
   assert.deepEqual(cardSigningPayload({ ...card, url: 'https://elsewhere.example' }), cardSigningPayload(card));
+});
+
+test('SIGN-09: a2a card --verify checks a 0.3 card as served: a garbage signature exits 6, a genuine one verifies', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-v03-card-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const jwksFile = join(dir, 'jwks.json');
+  writeFileSync(jwksFile, JSON.stringify(jwks));
+  const cards: Record<string, unknown> = {
+    '/garbage': { ...v03Card(), signatures: [{ protected: 'garbage', signature: 'garbage' }] },
+    '/genuine': signedIndependently(v03Card()),
+  };
+  const server = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(cards[(req.url ?? '').replace(/\/\.well-known\/agent-card\.json$/, '')])));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => server.close());
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const garbage = await runToExit(['card', `${base}/garbage`, '--verify', '--jwks', jwksFile]);
+  assert.equal(garbage.code, 6, garbage.stdout + garbage.stderr);
+  assert.match(garbage.stdout, /NOT verified: malformed/);
+  assert.match(garbage.stderr, /signature did not verify \(malformed\)/);
+  // The client refuses it too.
+  await assert.rejects(resolveCard(`${base}/garbage`, { cache: false, cardVerification: { jwks } }), (e: unknown) => e instanceof CardVerificationError && e.reason === 'malformed');
+
+  const genuine = await runToExit(['card', `${base}/genuine`, '--verify', '--jwks', jwksFile]);
+  assert.equal(genuine.code, 0, genuine.stdout + genuine.stderr);
+  assert.match(genuine.stdout, new RegExp(`Signature\\n  verified \\(kid ${KID}, ES256\\)`));
 });

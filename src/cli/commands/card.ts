@@ -1,6 +1,6 @@
 /** `a2a card`: an agent's Agent Card, pretty or raw, and its signature checked (--verify). */
 import { parseArgs } from 'node:util';
-import { cardUrlFor, resolveCard } from '../../client/cardResolver.js';
+import { cardUrlFor, rawCardOf, resolveCard } from '../../client/cardResolver.js';
 import { BUILTIN_TRANSPORTS } from '../../client/client.js';
 import { selectInterface, type TransportFactory } from '../../client/transport.js';
 import type { AgentCard } from '../../protocol/types.js';
@@ -92,7 +92,8 @@ export async function cardCommand(argv: string[]): Promise<number> {
       ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
     });
     const verification = verify
-      ? await verifyCard(card, {
+      ? // Over the card as served (the 0.3 JSON behind a translated card, signatures included), as resolveCard verifies.
+        await verifyCard(rawCardOf(card), {
           jwks: values.jwks,
           require: values['require-signature'],
           allowPrivate: values['allow-private-jwks'],
@@ -138,7 +139,7 @@ interface VerifyFlags {
 }
 
 /** Verifies with --jwks (a file, or a URL fetched through the SSRF guard) or a trusted jku. */
-async function verifyCard(card: AgentCard, flags: VerifyFlags): Promise<CardVerificationReport> {
+async function verifyCard(card: unknown, flags: VerifyFlags): Promise<CardVerificationReport> {
   const { verifyAgentCard, CardSignatureError } = await import('../../signing/cardSignature.js');
   const { guardedJwksFetcher, jwksSource } = await import('../../signing/node.js');
   let jwks: Awaited<ReturnType<typeof jwksSource>> | undefined;
@@ -148,7 +149,7 @@ async function verifyCard(card: AgentCard, flags: VerifyFlags): Promise<CardVeri
     throw new UsageError(`--jwks ${flags.jwks}: ${error instanceof Error ? error.message : String(error)}`);
   }
   try {
-    const result = await verifyAgentCard(card, {
+    const result = await verifyAgentCard(card as Record<string, unknown>, {
       ...(jwks ? { jwks } : {}),
       fetchJwks: guardedJwksFetcher(flags.allowPrivate ? { ssrf: { allowPrivate: true } } : {}),
       requireSignature: flags.require === true,
