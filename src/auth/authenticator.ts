@@ -8,6 +8,8 @@
  * Outcomes: no requirement on the card → no authentication (principal undefined), except
  * GetExtendedAgentCard, which always needs an authenticated caller (XCARD-03): one satisfying a
  * requirement that names a scheme, else one known by any configured scheme, else nobody;
+ * ListTasks, which on a card that also names schemes needs one of those (LIST-01: anonymous
+ * callers all share one owner, '', so a list for them would show every anonymous caller's tasks);
  * a satisfied requirement → its first scheme's principal; presented credentials that are not
  * accepted, or none → UNAUTHENTICATED (401 + challenges); accepted credentials lacking a
  * required scope → PERMISSION_DENIED (403, `error="insufficient_scope"`). Runtime-neutral.
@@ -44,6 +46,7 @@ interface SchemeCheck {
 type Requirement = readonly (readonly [string, readonly string[]])[];
 
 export const EXTENDED_CARD_OPERATION = 'getExtendedAgentCard';
+export const LIST_TASKS_OPERATION = 'listTasks';
 
 export function createAuthenticator(card: Pick<AgentCard, 'securitySchemes' | 'securityRequirements'>, config: AuthConfig): Authenticator {
   const schemes = card.securitySchemes ?? {};
@@ -65,11 +68,16 @@ export function createAuthenticator(card: Pick<AgentCard, 'securitySchemes' | 's
   // without their anonymous alternatives, else a caller known by one of the configured schemes.
   const named = requirements.filter((r) => r.length > 0);
   const extendedCardRequirements: Requirement[] = named.length > 0 ? named : Object.keys(config.schemes).map((name) => [[name, []] as const]);
+  // LIST-01: ListTasks shows the caller's tasks, and every anonymous caller is the same owner
+  // (''); where callers can authenticate, an anonymous list is refused instead of showing all of
+  // theirs. A card naming no scheme authenticates nobody: everyone is '', as without auth.
+  const listTasksRequirements = named.length > 0 ? named : requirements;
   const credentialQueryParams = new Set([...checks.values()].flatMap((c) => (c.queryParam ? [c.queryParam] : [])));
 
   async function authenticate(input: AuthInput): Promise<Principal | undefined> {
     const extendedCard = input.operation === EXTENDED_CARD_OPERATION;
-    const reqs = extendedCard ? extendedCardRequirements : requirements;
+    const listTasks = input.operation === LIST_TASKS_OPERATION;
+    const reqs = extendedCard ? extendedCardRequirements : listTasks ? listTasksRequirements : requirements;
     if (reqs.length === 0) {
       if (!extendedCard) return undefined;
       // Fail closed: nothing here can authenticate anyone, so nobody gets the extended card.
@@ -136,9 +144,12 @@ export function createAuthenticator(card: Pick<AgentCard, 'securitySchemes' | 's
       return o.kind === 'invalid' && check.bearer ? check.challenge({ error: 'invalid_token', description: o.description }) : check.challenge();
     });
     const first = invalid[0];
+    const alternatives = reqs.filter((r) => r.length > 0).map((r) => r.map(([n]) => n).join(' + ')).join(' or ');
     const message = first
       ? `Authentication failed: ${(outcomes.get(first) as { description: string }).description}`
-      : `Authentication required: ${reqs.filter((r) => r.length > 0).map((r) => r.map(([n]) => n).join(' + ')).join(' or ')}`;
+      : listTasks && reqs !== requirements
+        ? `ListTasks needs an authenticated caller on this agent (anonymous callers cannot be told apart): ${alternatives}`
+        : `Authentication required: ${alternatives}`;
     throw new AuthError({ reason: 'UNAUTHENTICATED', message, challenges: [...new Set(challenges)] });
   }
 

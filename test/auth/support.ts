@@ -29,6 +29,14 @@ export const echoPrincipal: AgentExecutor = {
   },
 };
 
+/** Completes a task whose artifact is `<principal id or ->|<text>`. */
+export const taskPerPrincipal: AgentExecutor = {
+  async execute(ctx, task) {
+    await task.addArtifact(`${ctx.principal?.id ?? '-'}|${ctx.text}`);
+    await task.complete();
+  },
+};
+
 export function replyText(result: Json): string {
   return String(result?.message?.parts?.[0]?.text ?? '');
 }
@@ -52,6 +60,8 @@ export interface SecuredOptions {
   auth: Omit<AuthConfig, 'onFailure'>;
   extendedCard?: boolean;
   serve?: Partial<ServeAgentOptions>;
+  /** The agent (default echoPrincipal, which answers with a message and keeps no task). */
+  executor?: AgentExecutor;
 }
 
 export async function startSecured(options: SecuredOptions): Promise<SecuredAgent> {
@@ -65,7 +75,7 @@ export async function startSecured(options: SecuredOptions): Promise<SecuredAgen
     ...(options.securityRequirements ? { securityRequirements: options.securityRequirements } : {}),
   };
   const agent = await serveAgent({
-    agent: { card, executor: echoPrincipal, ...(options.extendedCard ? { extendedCard: { ...card, name: `${card.name} (extended)` } } : {}) },
+    agent: { card, executor: options.executor ?? echoPrincipal, ...(options.extendedCard ? { extendedCard: { ...card, name: `${card.name} (extended)` } } : {}) },
     port: 0,
     host: '127.0.0.1',
     shutdownTimeoutMs: 300,
