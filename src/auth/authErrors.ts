@@ -15,7 +15,8 @@ export class AuthError extends A2AError {
   }
 }
 
-function isAuthError(error: unknown): error is AuthError {
+/** An authentication failure (UNAUTHENTICATED / PERMISSION_DENIED with challenges). */
+export function isAuthError(error: unknown): error is AuthError {
   return A2AError.is(error) && Array.isArray((error as Partial<AuthError>).challenges);
 }
 

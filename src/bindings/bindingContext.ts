@@ -2,7 +2,8 @@
  * What the HTTP bindings share: the request handler, limits, how service parameters become a
  * CallContext (identical negotiation on every binding, R20), and error reporting.
  */
-import type { Authenticator } from '../auth/authConfig.js';
+import type { AuthInput, Authenticator } from '../auth/authConfig.js';
+import { authenticateCall } from './authenticateCall.js';
 import { detectVersion, type Dialect } from '../compat/detect.js';
 import { toA2AError, type A2AError } from '../protocol/errors.js';
 import {
@@ -108,11 +109,12 @@ export class BindingContext {
   /**
    * SEC-02: checks the request's credentials (headers, query, TLS client certificate) against
    * the card's requirements for `operation` and puts the caller into `ctx.principal`. Throws
-   * AuthError (401/403 with WWW-Authenticate) before the request handler sees the call.
+   * AuthError (401/403 with WWW-Authenticate) before the request handler sees the call, or
+   * RESOURCE_EXHAUSTED once failed authentications spent the address's budget (SEC-06).
    */
   async authenticate(req: HttpRequest, ctx: CallContext, operation: string): Promise<void> {
     if (!this.authenticator) return;
-    const principal = await this.authenticator.authenticate({
+    const input: AuthInput = {
       header: (name) => req.header(name),
       // Parsed only when an API key travels in the query.
       get query() {
@@ -120,8 +122,8 @@ export class BindingContext {
       },
       peerCertificate: req.peerCertificate,
       operation,
-    });
-    if (principal) ctx.principal = principal;
+    };
+    await authenticateCall({ authenticator: this.authenticator, limits: this.handler.abuseLimits, input, ctx });
   }
 
   /**

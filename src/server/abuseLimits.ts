@@ -3,8 +3,10 @@
  * per caller, and unfinished tasks per context. The caller is the authenticated principal, else
  * the remote address. Each limit is off unless configured; exceeding one answers
  * RESOURCE_EXHAUSTED (HTTP 429, gRPC RESOURCE_EXHAUSTED) for that caller only. Counts are per
- * instance.
+ * instance. Failed authentications count against the remote address too (SEC-06), before the
+ * request handler runs (`guardAuthentication`, called by every binding).
  */
+import { isAuthError } from '../auth/authErrors.js';
 import type { CallContext } from './requestHandler.js';
 import { ConcurrencyLimiter, RateLimiter, limitExceeded } from './limits.js';
 
@@ -38,6 +40,31 @@ export class AbuseLimits {
     if (!decision.ok) throw limitExceeded('requests', decision.retryAfterMs);
   }
 
+  /**
+   * SEC-06: `authenticate` on the remote address's request budget, the bucket its anonymous
+   * callers use (tenant '': the tenant is not known before authentication). A failed
+   * authentication (AuthError) costs one request; any other outcome costs nothing here (the
+   * request handler charges the request itself). Once the bucket is empty, credentials are not
+   * evaluated at all: RESOURCE_EXHAUSTED with retryAfterMs. The request is taken before and
+   * given back after, so concurrent guesses cannot all pass a bucket that has one request left.
+   */
+  async guardAuthentication<T>(ctx: CallContext, authenticate: () => Promise<T>): Promise<T> {
+    const rate = this.rate;
+    if (!rate) return authenticate();
+    const key = addressKey(ctx, '');
+    const decision = rate.take(key);
+    if (!decision.ok) throw limitExceeded('requests', decision.retryAfterMs);
+    let failed = false;
+    try {
+      return await authenticate();
+    } catch (error) {
+      failed = isAuthError(error);
+      throw error;
+    } finally {
+      if (!failed) rate.refund(key);
+    }
+  }
+
   /** A stream slot for the caller; call the result when the stream ends. */
   openStream(ctx: CallContext, tenant: string): () => void {
     if (!this.streams) return noop;
@@ -56,7 +83,12 @@ export class AbuseLimits {
 }
 
 function callerKey(ctx: CallContext, tenant: string): string {
-  return ctx.principal ? `${tenant}\u0000p:${ctx.principal.id}` : `${tenant}\u0000a:${ctx.remoteAddress ?? ''}`;
+  return ctx.principal ? `${tenant}\u0000p:${ctx.principal.id}` : addressKey(ctx, tenant);
+}
+
+/** The bucket of anonymous callers from the call's remote address. */
+function addressKey(ctx: CallContext, tenant: string): string {
+  return `${tenant}\u0000a:${ctx.remoteAddress ?? ''}`;
 }
 
 function noop(): void {}

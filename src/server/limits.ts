@@ -73,6 +73,15 @@ export class RateLimiter {
     return { ok: false, retryAfterMs: Math.max(1, Math.ceil((cost - bucket.tokens) / this.rate)) };
   }
 
+  /**
+   * Gives `cost` tokens back to the key's bucket (up to `burst`): a request that took them turned
+   * out not to count. Nothing for a key no longer tracked (its bucket is full again anyway).
+   */
+  refund(key: string, cost = 1): void {
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.tokens = Math.min(this.burst, bucket.tokens + cost);
+  }
+
   /** Tokens the key has now (burst for an unknown key), without taking any. */
   peek(key: string): number {
     return this.refilled(key, this.now()).tokens;

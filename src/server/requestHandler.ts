@@ -190,6 +190,11 @@ export class A2ARequestHandler {
     return { ...options, store };
   }
 
+  /** R25 / SEC-06 abuse limits, when configured: the bindings charge failed authentications to them. */
+  get abuseLimits(): AbuseLimits | undefined {
+    return this.abuse;
+  }
+
   /** Execution leases, when several instances share the store. */
   get leases(): LeaseKeeper | undefined {
     return this.runner.leases;

@@ -12,6 +12,7 @@
  * lists the tenants this server hosts.
  */
 import { invalidField } from '../protocol/errors.js';
+import type { AbuseLimits } from './abuseLimits.js';
 import type { AgentCard, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import type { PushRuntime, PushRuntimeFactory } from '../push/pushOptions.js';
 import { withInterfaces, type AgentCardBase, type AgentDefinition, type InterfaceUrls } from './agentDefinition.js';
@@ -23,7 +24,7 @@ import type { TaskStore } from './stores/taskStore.js';
 import type { StreamItem } from './taskStream.js';
 
 /** What the bindings call: an A2ARequestHandler or a TenantRouter. */
-export type RequestHandlerLike = Pick<A2ARequestHandler, 'unary' | 'stream' | 'agentCard' | 'drain'>;
+export type RequestHandlerLike = Pick<A2ARequestHandler, 'unary' | 'stream' | 'agentCard' | 'drain'> & Partial<Pick<A2ARequestHandler, 'abuseLimits'>>;
 
 export interface TenantRouterOptions extends Omit<RequestHandlerOptions, 'agentCard' | 'executor' | 'extendedAgentCard' | 'resumable'> {
   /**
@@ -117,6 +118,14 @@ export class TenantRouter {
    */
   get agentCard(): AgentCard {
     return this.fallback.agentCard;
+  }
+
+  /**
+   * The abuse limits failed authentications are charged to (SEC-06): the default (else first)
+   * tenant's, as authentication runs before the tenant is known. Every tenant has the same settings.
+   */
+  get abuseLimits(): AbuseLimits | undefined {
+    return this.fallback.abuseLimits;
   }
 
   /** Some tenant serves an extended Agent Card (see A2ARequestHandler.servesExtendedCard). */

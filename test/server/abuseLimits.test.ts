@@ -1,14 +1,16 @@
 /**
  * R25 abuse limits through the request handler: exceeding a limit answers RESOURCE_EXHAUSTED for
  * that caller only — request rate per principal (anonymous callers by address), open streams per
- * principal, tasks run at once per context.
+ * principal, tasks run at once per context — and failed authentications per remote address (SEC-06).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { A2ARequestHandler } from '../../src/server/requestHandler.js';
 import { A2AError } from '../../src/protocol/errors.js';
 import { createDemoAgent } from '../../src/cli/agents/demo.js';
-import type { AbuseLimitOptions } from '../../src/server/abuseLimits.js';
+import { AbuseLimits, type AbuseLimitOptions } from '../../src/server/abuseLimits.js';
+import { AuthError } from '../../src/auth/authErrors.js';
+import { startSecured } from '../auth/support.js';
 import { startServe } from '../cli/cliHelpers.js';
 import { callAs, testCard } from './support.js';
 
@@ -98,4 +100,55 @@ test('R25 a2a serve --rate-limit answers RESOURCE_EXHAUSTED past the burst (JSON
     proc.kill('SIGTERM');
     await proc.exited;
   }
+});
+
+test('SEC-06 failed authentications are charged to the address: past the burst RESOURCE_EXHAUSTED, and no more credentials are evaluated (JSON-RPC, REST, gRPC)', async () => {
+  for (const index of [0, 1, 2]) {
+    let evaluated = 0;
+    const server = await startSecured({
+      securitySchemes: { key: { apiKeySecurityScheme: { location: 'header', name: 'X-Api-Key' } } },
+      securityRequirements: [{ schemes: { key: {} } }],
+      auth: { schemes: { key: { verify: () => void evaluated++ } } },
+      serve: { handler: { abuseLimits: { requestsPerSecond: 0.01, requestBurst: 2 } } },
+    });
+    const b = server.bindings[index]!;
+    try {
+      const reasons: string[] = [];
+      for (let i = 0; i < 30; i++) {
+        const r = await b.call('getTask', { id: `t-${i}` }, { headers: { 'X-Api-Key': `wrong-${i}` } });
+        assert.equal(r.ok, false);
+        if (r.ok) continue;
+        reasons.push(r.error.reason);
+        if (r.error.reason !== 'RESOURCE_EXHAUSTED') continue;
+        assert.equal(r.error.metadata.limit, 'requests', b.name);
+        assert.ok(Number(r.error.metadata.retryAfterMs) > 0, b.name);
+        if (b.name === 'GRPC') assert.equal(r.error.grpcStatus, 'RESOURCE_EXHAUSTED');
+        else {
+          assert.equal(r.status, 429, `${b.name}: HTTP status`);
+          assert.match(r.headers.get('retry-after') ?? '', /^\d+$/, `${b.name}: Retry-After`);
+        }
+      }
+      assert.deepEqual(reasons.slice(0, 2), ['UNAUTHENTICATED', 'UNAUTHENTICATED'], b.name);
+      assert.deepEqual(new Set(reasons.slice(2)), new Set(['RESOURCE_EXHAUSTED']), b.name);
+      assert.equal(evaluated, 2, `${b.name}: credentials are evaluated only while the budget lasts`);
+      assert.equal(server.failures.length, 2, b.name);
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+test('SEC-06 guardAuthentication: an accepted or anonymous authentication costs nothing; concurrent failures cannot outrun the bucket', async () => {
+  const limits = new AbuseLimits({ requestsPerSecond: 0.01, requestBurst: 3 });
+  const ctx = as(undefined, '10.9.9.9');
+  const fail = () => Promise.reject(new AuthError({ reason: 'UNAUTHENTICATED', message: 'no', challenges: [] }));
+  for (let i = 0; i < 10; i++) assert.equal(await limits.guardAuthentication(ctx, async () => 'alice'), 'alice');
+  // Ten guesses at once: three are evaluated (and fail), the rest are refused before evaluation.
+  let evaluated = 0;
+  const outcomes = await Promise.all(Array.from({ length: 10 }, () => reasonOf(limits.guardAuthentication(ctx, () => (evaluated++, fail())))));
+  assert.equal(evaluated, 3);
+  assert.deepEqual(outcomes.map((o) => (o === 'ok' ? o : o.reason)).sort(), [...Array(7).fill('RESOURCE_EXHAUSTED'), ...Array(3).fill('UNAUTHENTICATED')]);
+  // The bucket is spent for that address, whatever it presents next; another address is not limited.
+  assert.notEqual(await reasonOf(limits.guardAuthentication(ctx, async () => undefined)), 'ok');
+  assert.equal(await limits.guardAuthentication(as(undefined, '10.9.9.7'), async () => 'bob'), 'bob');
 });

@@ -7,6 +7,8 @@ import type { Metadata } from '@grpc/grpc-js';
 import type { PeerCertificate as NodePeerCertificate } from 'node:tls';
 import type { Authenticator, PeerCertificate } from '../../auth/authConfig.js';
 import { fromNodeCertificate } from '../../auth/nodeCertificate.js';
+import type { AbuseLimits } from '../../server/abuseLimits.js';
+import { authenticateCall } from '../authenticateCall.js';
 import { negotiateVersion, parseLastEventId, requestedExtensions } from '../../protocol/serviceParams.js';
 import type { CallContext } from '../../server/requestHandler.js';
 import { LAST_EVENT_ID_KEY } from './codec.js';
@@ -28,16 +30,12 @@ interface AuthCall {
 
 /**
  * SEC-02 over gRPC: the credentials in the metadata and the TLS client certificate, checked
- * before the handler runs; failures are UNAUTHENTICATED / PERMISSION_DENIED.
+ * before the handler runs; failures are UNAUTHENTICATED / PERMISSION_DENIED, charged to the
+ * peer address's abuse limit like over HTTP (authenticateCall).
  */
-export async function authenticate(authenticator: Authenticator, call: AuthCall & { ctx: CallContext; operation: string }): Promise<void> {
-  const { ctx, operation } = call;
-  const principal = await authenticator.authenticate({
-    header: (name) => metadataValue(call.metadata, name),
-    peerCertificate: peerCertificate(call),
-    operation,
-  });
-  if (principal) ctx.principal = principal;
+export async function authenticate(authenticator: Authenticator, call: AuthCall & { ctx: CallContext; operation: string; limits: AbuseLimits | undefined }): Promise<void> {
+  const input = { header: (name: string) => metadataValue(call.metadata, name), peerCertificate: peerCertificate(call), operation: call.operation };
+  await authenticateCall({ authenticator, limits: call.limits, input, ctx: call.ctx });
 }
 
 /**

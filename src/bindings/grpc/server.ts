@@ -196,7 +196,7 @@ function unaryCall(env: CallEnv, rpc: GrpcRpc) {
       try {
         const ctx = new GrpcCallContext(env.supported, call);
         const authenticator = env.authenticator();
-        if (authenticator) await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation });
+        if (authenticator) await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation, limits: env.handler().abuseLimits });
         const bytes = await unary({ handler: env.handler(), request: call.request, ctx });
         call.sendMetadata(responseMetadata(env, ctx));
         ctx.answered();
@@ -227,7 +227,7 @@ function streamingCall(env: CallEnv, rpc: GrpcRpc) {
         // Inside the try: a version that cannot be negotiated is an error status like any other.
         const ctx = (streamCall.ctx = new GrpcCallContext(env.supported, call));
         const authenticator = env.authenticator();
-        if (authenticator) await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation });
+        if (authenticator) await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation, limits: env.handler().abuseLimits });
         streamCall.start(await open({ handler: env.handler(), request: call.request, ctx }), responseMetadata(env, ctx));
       } catch (error) {
         // STREAM-12: errors found before the first event are ordinary error statuses.

@@ -1,0 +1,22 @@
+/**
+ * SEC-02 on every binding, in one place: the request's credentials checked against the card's
+ * requirements (the HTTP bindings through BindingContext, gRPC through its call context), the
+ * principal put into the CallContext, and failed authentications charged to the remote
+ * address's request budget (SEC-06, AbuseLimits.guardAuthentication): once it is spent, the
+ * answer is RESOURCE_EXHAUSTED and no more credentials are evaluated.
+ */
+import type { AuthInput, Authenticator } from '../auth/authConfig.js';
+import type { AbuseLimits } from '../server/abuseLimits.js';
+import type { CallContext } from '../server/requestHandler.js';
+
+export async function authenticateCall(call: {
+  authenticator: Authenticator;
+  /** The handler's abuse limits (undefined: none configured, or a handler without them). */
+  limits: AbuseLimits | undefined;
+  input: AuthInput;
+  ctx: CallContext;
+}): Promise<void> {
+  const { authenticator, limits, input, ctx } = call;
+  const principal = limits ? await limits.guardAuthentication(ctx, () => authenticator.authenticate(input)) : await authenticator.authenticate(input);
+  if (principal) ctx.principal = principal;
+}
