@@ -1,7 +1,7 @@
 /**
  * SEC-02 on every binding, in one place: the request's credentials checked against the card's
  * requirements (the HTTP bindings through BindingContext, gRPC through its call context), the
- * principal put into the CallContext, and failed authentications charged to the remote
+ * principal put into the CallContext (with `authChecked`), and failed authentications charged to the remote
  * address's request budget (SEC-06, AbuseLimits.guardAuthentication): once it is spent, the
  * answer is RESOURCE_EXHAUSTED and no more credentials are evaluated.
  */
@@ -19,4 +19,5 @@ export async function authenticateCall(call: {
   const { authenticator, limits, input, ctx } = call;
   const principal = limits ? await limits.guardAuthentication(ctx, () => authenticator.authenticate(input)) : await authenticator.authenticate(input);
   if (principal) ctx.principal = principal;
+  ctx.authChecked = true;
 }

@@ -163,6 +163,7 @@ export class BindingContext {
 class HttpCallContext implements CallContext {
   lastEventId: number | undefined = undefined;
   principal: Principal | undefined = undefined;
+  authChecked = false;
   readonly #req: HttpRequest;
 
   constructor(

@@ -17,7 +17,7 @@ import { messageClaim, messageFingerprint } from './messageFingerprint.js';
 import type { CallContext } from './requestHandler.js';
 import { textOf } from './runContext.js';
 import type { TaskRecord } from './stores/taskStore.js';
-import { ownerOf, requireTask } from './taskQueries.js';
+import { ownerOf, requireOwnContext, requireTask } from './taskQueries.js';
 import { followUpRefusal, type TaskLimits } from './taskLimits.js';
 
 /** What a run a message starts needs from the request handler: a detached run's needs, the card, push configs and abuse limits. */
@@ -52,7 +52,8 @@ export async function duplicateOf(deps: MessageRunDeps, req: SendMessageRequest,
 export type AnswerMode = 'settled' | 'started' | 'stream';
 
 /**
- * Validates the message against its task (CTX rules, LIFE-03) and starts the agent. Unless the
+ * Validates the message against its task (CTX rules, LIFE-03) or, for a new task in a context
+ * the client chose, against the context's owner (TENANT-06), and starts the agent. Unless the
  * caller blocks, it is answered without waiting for the agent or an earlier run of the task: a
  * follow-up joins the task's history now (refused at once if the task ended), and its run
  * follows the task's current one; a new task for returnImmediately is stored before the agent runs.
@@ -78,8 +79,12 @@ export async function startExecution(deps: MessageRunDeps, req: SendMessageReque
     if (message.contextId && message.contextId !== contextId) {
       throw invalidField('message.contextId', `does not match the context of task ${message.taskId}`);
     }
+  } else if (message.contextId) {
+    // A new task in a context the client chose: not another caller's (TENANT-06).
+    await requireOwnContext(deps.store, { tenant, contextId: message.contextId }, ctx);
+    contextId = message.contextId;
   } else {
-    contextId = message.contextId || deps.newId();
+    contextId = deps.newId();
   }
   const taskId = message.taskId ?? deps.newId();
   const inline = req.configuration?.taskPushNotificationConfig;

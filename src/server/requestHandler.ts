@@ -65,6 +65,11 @@ export interface CallContext {
   principal?: Principal | undefined;
   /** The caller's network address (keys the abuse limits of anonymous callers). */
   remoteAddress?: string;
+  /**
+   * The server's authenticator checked this call (also when it let an anonymous caller through):
+   * callers are told apart, so an anonymous caller ('') is one caller among others, not everyone.
+   */
+  authChecked?: boolean;
 }
 
 export interface RequestHandlerOptions {

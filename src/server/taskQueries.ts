@@ -1,9 +1,9 @@
 /**
  * Reading stored tasks for a caller: whose a task is (ownerOf), the ownership check every
- * operation on a task starts with (requireTask, SEC-03), and the two read operations, GetTask
- * and ListTasks.
+ * operation on a task starts with (requireTask, SEC-03), whose a context is (requireOwnContext,
+ * TENANT-06), and the two read operations, GetTask and ListTasks.
  */
-import { TaskNotFoundError } from '../protocol/errors.js';
+import { TaskNotFoundError, invalidField } from '../protocol/errors.js';
 import type { GetTaskRequest, ListTasksRequest, ListTasksResponse, Task } from '../protocol/types.js';
 import { decodePageToken, encodePageToken } from './pageToken.js';
 import type { CallContext } from './requestHandler.js';
@@ -20,6 +20,21 @@ export async function requireTask(store: TaskStore, task: { tenant: string; id: 
   const record = await store.get(task.tenant, task.id);
   if (!record || record.owner !== owner) throw new TaskNotFoundError(`Task ${task.id} not found`, { metadata: { taskId: task.id } });
   return record;
+}
+
+/**
+ * TENANT-06 / CTX-04: a new task joins a client-chosen context only if no other caller's task is
+ * in it; otherwise InvalidParams on `message.contextId` (never a silently minted new context).
+ * Contexts keep one owner this way, so the newest task of the context says whose it is: one
+ * query, and none where every caller is the same owner (no authentication: everyone is '').
+ */
+export async function requireOwnContext(store: TaskStore, context: { tenant: string; contextId: string }, ctx: CallContext): Promise<void> {
+  const owner = ownerOf(ctx);
+  if (owner === '' && ctx.authChecked !== true) return;
+  const newest = (await store.list({ tenant: context.tenant, contextId: context.contextId, pageSize: 1 })).records[0];
+  if (newest && newest.owner !== owner) {
+    throw invalidField('message.contextId', 'belongs to another caller; send the message without contextId to start a new context');
+  }
 }
 
 export async function getTask(store: TaskStore, req: GetTaskRequest, owner: string): Promise<Task> {

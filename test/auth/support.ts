@@ -18,7 +18,7 @@ import type { AgentExecutor } from '../../src/server/agentExecutor.js';
 import type { AuthConfig, AuthFailure } from '../../src/auth/authConfig.js';
 import type { AgentCard } from '../../src/protocol/types.js';
 import { grpcBinding } from '../grpc/grpcTestBinding.js';
-import { restBinding, type CallOptions, type CallResult, type Json, type TestBinding, type WireError } from '../support/bindings.js';
+import { BAD_REQUEST_TYPE, restBinding, type CallOptions, type CallResult, type Json, type TestBinding, type WireError } from '../support/bindings.js';
 import type { OperationName } from '../../src/protocol/types.js';
 
 /** Replies with who called: `principal=<id> scheme=<name> scopes=<a,b>`. */
@@ -115,7 +115,7 @@ export function jsonRpcCaller(url: string): TestBinding {
       reason: String(info?.reason ?? ''),
       message: String(body.error.message),
       details: body.error.data ?? [],
-      fieldViolations: [],
+      fieldViolations: (body.error.data as Json[] | undefined)?.find((d) => d['@type'] === BAD_REQUEST_TYPE)?.fieldViolations ?? [],
       metadata: info?.metadata ?? {},
       jsonRpcCode: body.error.code,
       httpStatus: res.status,

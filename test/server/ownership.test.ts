@@ -2,7 +2,8 @@
  * SEC-03 / spec 13.1 / PUSH-12: tasks belong to the principal that created them. Every
  * task-scoped operation on another principal's task answers TASK_NOT_FOUND (indistinguishable
  * from a missing task), ListTasks shows only the caller's tasks, and a message id another
- * principal used is refused without saying whose it was.
+ * principal used is refused without saying whose it was; a new task cannot join another
+ * principal's context (TENANT-06).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,8 @@ import { A2AError } from '../../src/protocol/errors.js';
 import type { Task } from '../../src/protocol/types.js';
 import { createDemoAgent } from '../../src/cli/agents/demo.js';
 import { TEST_PUSH } from '../support/server.js';
+import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
+import type { ListQuery } from '../../src/server/stores/taskStore.js';
 import { callAs, testCard } from './support.js';
 
 const card = testCard('owned', { streaming: true, pushNotifications: true });
@@ -121,5 +124,31 @@ test('R4 SEC-03 two principals racing with the same message: the second gets INV
     assert.match(alice, /^(task|stream) /, `${mode}: alice is answered`);
     assert.equal(bob, 'INVALID_PARAMS', `${mode}: bob is refused, not given alice's task: ${bob.slice(0, 200)}`);
   }
+  await h.drain(0);
+});
+
+test('TENANT-06 the context check costs one list query only for a new task in a client-chosen context of a caller the server tells apart', async () => {
+  const store = new MemoryTaskStore();
+  const queries: ListQuery[] = [];
+  const list = store.list.bind(store);
+  store.list = (query) => {
+    queries.push(query);
+    return list(query);
+  };
+  const h = new A2ARequestHandler({ agentCard: card, executor: createDemoAgent(), push: TEST_PUSH, store });
+  const started = await h.unary('sendMessage', message('no context'), as('alice'));
+  assert.ok('task' in started);
+  const contextId = started.task.contextId as string;
+  // A new task without contextId, and a follow-up with a taskId (and its contextId): no query.
+  await h.unary('sendMessage', message('more', { taskId: started.task.id, contextId }), as('alice')).catch(() => undefined);
+  // No authentication: every caller is '' and there is nobody to tell apart.
+  await h.unary('sendMessage', message('open', { contextId: crypto.randomUUID() }), as(undefined));
+  assert.deepEqual(queries, []);
+  // A principal starting a task in a context it names: one query, and Bob is refused.
+  await h.unary('sendMessage', message('alice again', { contextId }), as('alice'));
+  assert.equal(await reason(h.unary('sendMessage', message('bob', { contextId }), as('bob'))), 'INVALID_PARAMS');
+  // Anonymous behind an authenticator: checked too.
+  assert.equal(await reason(h.unary('sendMessage', message('anon', { contextId }), { ...as(undefined), authChecked: true })), 'INVALID_PARAMS');
+  assert.deepEqual(queries, [0, 1, 2].map(() => ({ tenant: '', contextId, pageSize: 1 })));
   await h.drain(0);
 });

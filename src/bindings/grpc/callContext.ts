@@ -64,6 +64,7 @@ export class GrpcCallContext implements CallContext {
   requestedExtensions: readonly string[];
   lastEventId: number | undefined = undefined;
   principal: CallContext['principal'] = undefined;
+  authChecked = false;
   /** Made on first use of `signal`, aborted when the client cancels, the deadline passes or abort() is called. */
   private controller: AbortController | undefined;
   private aborted = false;
