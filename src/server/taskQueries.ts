@@ -25,12 +25,17 @@ export async function requireTask(store: TaskStore, task: { tenant: string; id: 
 /**
  * TENANT-06 / CTX-04: a new task joins a client-chosen context only if no other caller's task is
  * in it; otherwise InvalidParams on `message.contextId` (never a silently minted new context).
- * Contexts keep one owner this way, so the newest task of the context says whose it is: one
- * query, and none where every caller is the same owner (no authentication: everyone is '').
+ * Contexts keep one owner this way, so any task of the caller's in the context says it is the
+ * caller's (an index range on owner and context); only a context new to the caller is looked up
+ * without the owner (its newest task says whose it is; the SQL stores have no owner-less context
+ * index, so that lookup reads the tenant's tasks). None where every caller is the same owner
+ * (no authentication: everyone is '').
  */
 export async function requireOwnContext(store: TaskStore, context: { tenant: string; contextId: string }, ctx: CallContext): Promise<void> {
   const owner = ownerOf(ctx);
   if (owner === '' && ctx.authChecked !== true) return;
+  // The usual case, a caller continuing its own context: one index range (owner, context).
+  if ((await store.list({ tenant: context.tenant, owner, contextId: context.contextId, pageSize: 1 })).records.length > 0) return;
   const newest = (await store.list({ tenant: context.tenant, contextId: context.contextId, pageSize: 1 })).records[0];
   if (newest && newest.owner !== owner) {
     throw invalidField('message.contextId', 'belongs to another caller; send the message without contextId to start a new context');

@@ -127,7 +127,7 @@ test('R4 SEC-03 two principals racing with the same message: the second gets INV
   await h.drain(0);
 });
 
-test('TENANT-06 the context check costs one list query only for a new task in a client-chosen context of a caller the server tells apart', async () => {
+test('TENANT-06 the context check costs one owner-scoped list query for a caller continuing its context, a second only for a context new to it, none where callers are not told apart', async () => {
   const store = new MemoryTaskStore();
   const queries: ListQuery[] = [];
   const list = store.list.bind(store);
@@ -144,11 +144,18 @@ test('TENANT-06 the context check costs one list query only for a new task in a 
   // No authentication: every caller is '' and there is nobody to tell apart.
   await h.unary('sendMessage', message('open', { contextId: crypto.randomUUID() }), as(undefined));
   assert.deepEqual(queries, []);
-  // A principal starting a task in a context it names: one query, and Bob is refused.
+  // A principal starting a task in its own context: one query on (owner, context); Bob and an
+  // anonymous caller, new to it, also look it up without the owner, and are refused.
   await h.unary('sendMessage', message('alice again', { contextId }), as('alice'));
   assert.equal(await reason(h.unary('sendMessage', message('bob', { contextId }), as('bob'))), 'INVALID_PARAMS');
   // Anonymous behind an authenticator: checked too.
   assert.equal(await reason(h.unary('sendMessage', message('anon', { contextId }), { ...as(undefined), authChecked: true })), 'INVALID_PARAMS');
-  assert.deepEqual(queries, [0, 1, 2].map(() => ({ tenant: '', contextId, pageSize: 1 })));
+  assert.deepEqual(queries, [
+    { tenant: '', owner: 'alice', contextId, pageSize: 1 },
+    { tenant: '', owner: 'bob', contextId, pageSize: 1 },
+    { tenant: '', contextId, pageSize: 1 },
+    { tenant: '', owner: '', contextId, pageSize: 1 },
+    { tenant: '', contextId, pageSize: 1 },
+  ]);
   await h.drain(0);
 });
