@@ -26,6 +26,19 @@ export function headersFor(call: TransportCall, defaults: Record<string, string>
   return headers;
 }
 
+/**
+ * `path` below the interface URL, ahead of the URL's own query string, which is kept (an
+ * Azure Functions `?code=KEY`: `…/api/a2a?code=KEY` + `/tasks/t1` → `…/api/a2a/tasks/t1?code=KEY`).
+ * The fragment, never sent, is dropped.
+ */
+export function below(base: string, path: string): string {
+  const url = base.split('#', 1)[0] as string;
+  const q = url.indexOf('?');
+  const [head, query] = q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q)];
+  return head.replace(/\/+$/, '') + path + query;
+}
+
+/** `query` added to `url`, after the query string it may already have. */
 export function withQuery(url: string, query: URLSearchParams): string {
   const q = query.toString();
   return q ? `${url}${url.includes('?') ? '&' : '?'}${q}` : url;
@@ -127,12 +140,12 @@ export interface RestRequest {
 
 // ---- HTTP+JSON (1.0 and A2A 0.3 REST) ----
 
-/** Sends `request` to `base` + path, with the call's headers, extra query parameters and signal. */
+/** Sends `request` below `base` (`below`), with the call's headers, extra query parameters and signal. */
 export function sendRest(fetch: FetchLike, base: string, { call, request }: { call: TransportCall; request: RestRequest }): Promise<Response> {
   const query = new URLSearchParams(request.query);
   call.query.forEach((value, name) => query.append(name, value));
   const hasBody = request.body !== undefined;
-  return send(fetch, withQuery(base.replace(/\/+$/, '') + request.path, query), {
+  return send(fetch, withQuery(below(base, request.path), query), {
     method: request.method,
     headers: headersFor(call, hasBody ? { 'content-type': request.contentType ?? A2A_JSON, accept: request.accept } : { accept: request.accept }),
     ...(hasBody ? { body: JSON.stringify(request.body) } : {}),
