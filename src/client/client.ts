@@ -65,6 +65,11 @@ export interface ClientOptions {
   retry?: RetryOptions | false;
   /** Resumption of dropped task streams (default on); `false` turns it off. */
   resume?: ResumeOptions | false;
+  /**
+   * Largest event of an event stream (SSE) read, in characters (about bytes for JSON and
+   * base64); default 16 Mi. A larger one fails the stream with INVALID_RESPONSE.
+   */
+  maxEventSize?: number;
   /** Card cache (default: shared in-memory cache); `false` fetches every time. */
   cardCache?: CardCache | false;
   /** Signature checks of the fetched card: `if-present` (default), `require` or `off` (docs/signing.md). */
@@ -109,9 +114,9 @@ export async function createClient(agent: string | URL | AgentCard | V03AgentCar
   } else {
     card = await readAgentCard(agent, cardReader(options));
   }
-  const { bindings, versions } = options;
+  const { bindings, versions, maxEventSize } = options;
   const { agentInterface, factory } = selectInterface(card, transportsOf(options), { bindings, versions });
-  const transport = factory.create(agentInterface, versions ? { fetch, card, versions } : { fetch, card });
+  const transport = factory.create(agentInterface, { fetch, card, ...(versions ? { versions } : {}), maxEventSize });
   return new A2AClient({ card, agentInterface, transport, options, fetch, cardSource });
 }
 

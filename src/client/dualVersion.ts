@@ -14,10 +14,10 @@
 import { A2AError } from '../protocol/errors.js';
 import { PROTOCOL_VERSION, parseVersion } from '../protocol/serviceParams.js';
 import type { AgentCard, AgentInterface, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
-import { V03_VERSION, versionOf, type FetchLike, type StreamItem, type Transport, type TransportCall, type TransportContext, type TransportFactory } from './transport.js';
+import { V03_VERSION, versionOf, type StreamItem, type Transport, type TransportCall, type TransportContext, type TransportFactory } from './transport.js';
 
-/** Loads the 0.3 transport of a binding: a function of the interface URL and fetch. */
-export type V03TransportLoader = () => Promise<(url: string, fetch: FetchLike) => Transport>;
+/** Loads the 0.3 transport of a binding: a function of the interface URL and the transport context. */
+export type V03TransportLoader = () => Promise<(url: string, context: TransportContext) => Transport>;
 
 /** A transport whose module is loaded on its first call. */
 class LazyTransport implements Transport {
@@ -25,11 +25,11 @@ class LazyTransport implements Transport {
 
   constructor(
     private readonly load: V03TransportLoader,
-    private readonly target: { url: string; fetch: FetchLike },
+    private readonly target: { url: string; context: TransportContext },
   ) {}
 
   private get transport(): Promise<Transport> {
-    return (this.inner ??= this.load().then((make) => make(this.target.url, this.target.fetch)));
+    return (this.inner ??= this.load().then((make) => make(this.target.url, this.target.context)));
   }
 
   async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
@@ -78,7 +78,7 @@ class FallbackTransport implements Transport {
     } catch (error) {
       const url = this.target(error);
       if (url === undefined) throw error;
-      const v03 = new LazyTransport(this.fallback.load, { url, fetch: this.fallback.context.fetch });
+      const v03 = new LazyTransport(this.fallback.load, { url, context: this.fallback.context });
       const value = await send(v03);
       this.v03 = v03;
       return value;
@@ -105,7 +105,7 @@ export function withV03(spec: {
     binding,
     versions: [PROTOCOL_VERSION, V03_VERSION],
     create(agentInterface, context) {
-      if (versionOf(agentInterface) === V03_VERSION) return new LazyTransport(load, { url: agentInterface.url, fetch: context.fetch });
+      if (versionOf(agentInterface) === V03_VERSION) return new LazyTransport(load, { url: agentInterface.url, context });
       return new FallbackTransport(create(agentInterface, context), { agentInterface, context, load });
     },
   };

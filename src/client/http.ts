@@ -8,7 +8,7 @@ import { ERROR_TABLE } from '../protocol/errorTable.js';
 import type { A2AErrorReason } from '../protocol/errors.js';
 import type { StreamResponse } from '../protocol/types.js';
 import { A2AClientError, withResponse } from './errors.js';
-import { readSse, type SseEvent } from './sse.js';
+import { readSse, SseParser, type SseEvent, type SseParserOptions } from './sse.js';
 import type { FetchLike, StreamItem, TransportCall } from './transport.js';
 
 export async function send(fetch: FetchLike, url: string, init: RequestInit): Promise<Response> {
@@ -110,10 +110,13 @@ export function checkEvent(value: unknown): StreamResponse {
   throw new A2AClientError('INVALID_RESPONSE', `The agent streamed something that is not a StreamResponse: ${JSON.stringify(value)?.slice(0, 200)}`);
 }
 
-/** The events of an SSE response; `decode` turns one SSE event into a StreamResponse or throws its error. */
-export async function* streamItems(res: Response, decode: (event: SseEvent) => StreamResponse): AsyncGenerator<StreamItem> {
+/**
+ * The events of an SSE response; `decode` turns one SSE event into a StreamResponse or throws
+ * its error; `limits` bound the size of an event (TransportContext.maxEventSize).
+ */
+export async function* streamItems(res: Response, decode: (event: SseEvent) => StreamResponse, limits?: SseParserOptions): AsyncGenerator<StreamItem> {
   if (!res.body) throw new A2AClientError('INVALID_RESPONSE', 'The event stream has no body');
-  for await (const sse of readSse(res.body)) {
+  for await (const sse of readSse(res.body, new SseParser(limits))) {
     const event = decode(sse);
     yield sse.id ? { event, id: sse.id } : { event };
   }

@@ -14,8 +14,9 @@ import type { V03Call } from '../compat/requests.js';
 import type { V03UnaryMethod } from '../compat/results.js';
 import type { OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { A2AClientError, withResponse } from './errors.js';
+import type { SseEvent } from './sse.js';
 import { errorFromResponse, headersFor, isEventStream, isObject, parseJson, readJson, send, withQuery } from './http.js';
-import type { FetchLike, StreamItem, Transport, TransportCall } from './transport.js';
+import type { StreamItem, Transport, TransportCall, TransportContext } from './transport.js';
 import { v03CallOf, v03Result, v03StreamItems } from './v03Translate.js';
 
 /** A JSON-RPC error object (`{code, message, data}`) in a JSON-RPC response, as a typed error. */
@@ -41,11 +42,11 @@ export class JsonRpc03Transport implements Transport {
 
   constructor(
     private readonly url: string,
-    private readonly fetch: FetchLike,
+    private readonly context: TransportContext,
   ) {}
 
   private post(call: TransportCall, { method, params }: V03Call, accept: string): Promise<Response> {
-    return send(this.fetch, withQuery(this.url, call.query), {
+    return send(this.context.fetch, withQuery(this.url, call.query), {
       method: 'POST',
       headers: headersFor(call, { 'content-type': 'application/json', accept }),
       body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, ...(params === undefined ? {} : { params }) }),
@@ -67,16 +68,17 @@ export class JsonRpc03Transport implements Transport {
       resultOf(await readJson(res), res.status);
       throw new A2AClientError('INVALID_RESPONSE', 'The agent answered a streaming call without an event stream');
     }
-    return v03StreamItems(res, (sse) => {
+    const decode = (sse: SseEvent): unknown => {
       const body = parseJson(sse.data, 'an event');
       // The 0.3 SDKs send `event: error` with a JSON-RPC error response (or the bare error object).
       if (sse.event === 'error' && isObject(body) && !isObject(body.error) && typeof body.code === 'number') throw errorFromV03(body);
       return resultOf(body, res.status);
-    });
+    };
+    return v03StreamItems(res, { decode, limits: this.context });
   }
 }
 
 /** The 0.3 transport for an interface URL. */
-export function jsonRpc03(url: string, fetch: FetchLike): Transport {
-  return new JsonRpc03Transport(url, fetch);
+export function jsonRpc03(url: string, context: TransportContext): Transport {
+  return new JsonRpc03Transport(url, context);
 }

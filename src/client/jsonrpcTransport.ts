@@ -7,7 +7,7 @@ import { fromJsonRpcError, type JsonRpcErrorObject } from '../bindings/jsonrpc/e
 import type { OperationName, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { A2AClientError, withResponse } from './errors.js';
 import { checkEvent, errorFromResponse, headersFor, isEventStream, isObject, parseJson, readJson, send, streamItems, withQuery } from './http.js';
-import type { FetchLike, StreamItem, Transport, TransportCall, TransportFactory } from './transport.js';
+import type { StreamItem, Transport, TransportCall, TransportContext, TransportFactory } from './transport.js';
 import { withV03 } from './dualVersion.js';
 
 /** `getTask` → `GetTask` (RPC-02). */
@@ -39,11 +39,11 @@ class JsonRpcTransport implements Transport {
 
   constructor(
     private readonly url: string,
-    private readonly fetch: FetchLike,
+    private readonly context: TransportContext,
   ) {}
 
   private post(call: TransportCall, accept: string): Promise<Response> {
-    return send(this.fetch, withQuery(this.url, call.query), {
+    return send(this.context.fetch, withQuery(this.url, call.query), {
       method: 'POST',
       headers: headersFor(call, { 'content-type': 'application/json', accept }),
       body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method: rpcName(call.op), params: call.request }),
@@ -72,13 +72,13 @@ class JsonRpcTransport implements Transport {
         throw fromJsonRpcError(body as unknown as JsonRpcErrorObject);
       }
       return checkEvent(resultOf(body, res.status));
-    });
+    }, this.context);
   }
 }
 
 /** JSON-RPC at A2A 1.0, and at 0.3 (jsonrpc03Transport.ts, loaded on first use; see dualVersion.ts). */
 export const jsonRpcTransport: TransportFactory = withV03({
   binding: 'JSONRPC',
-  create: (agentInterface, context) => new JsonRpcTransport(agentInterface.url, context.fetch),
+  create: (agentInterface, context) => new JsonRpcTransport(agentInterface.url, context),
   load: async () => (await import('./jsonrpc03Transport.js')).jsonRpc03,
 });

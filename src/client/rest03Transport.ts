@@ -29,7 +29,7 @@ import type { V03Method, V03MessageSendParams, V03TaskPushNotificationConfig } f
 import { invalidField } from '../protocol/errors.js';
 import type { OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { isObject, openRestStream, restBody, restEventBody, sendRest, type RestRequest } from './http.js';
-import type { FetchLike, StreamItem, Transport, TransportCall } from './transport.js';
+import type { StreamItem, Transport, TransportCall, TransportContext } from './transport.js';
 import { v03CallOf, v03Result, v03StreamItems } from './v03Translate.js';
 
 /** One route per 0.3 method: the first listed (`GET …:subscribe`, as in the 0.3 proto). */
@@ -77,25 +77,25 @@ const FROM_PROTO: { [M in V03UnaryMethod]: (body: unknown, params: Params) => un
 export class Rest03Transport implements Transport {
   constructor(
     private readonly base: string,
-    private readonly fetch: FetchLike,
+    private readonly context: TransportContext,
   ) {}
 
   async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
     const v03 = v03CallOf(call);
-    const res = await sendRest(this.fetch, this.base, { call, request: requestOf(v03, 'application/json') });
+    const res = await sendRest(this.context.fetch, this.base, { call, request: requestOf(v03, 'application/json') });
     const body = await restBody(res, errorOf);
     const method = v03.method as V03UnaryMethod;
     return v03Result<K>(method, FROM_PROTO[method](body, (v03.params ?? {}) as Params));
   }
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
-    const res = await sendRest(this.fetch, this.base, { call, request: requestOf(v03CallOf(call), 'text/event-stream') });
+    const res = await sendRest(this.context.fetch, this.base, { call, request: requestOf(v03CallOf(call), 'text/event-stream') });
     await openRestStream(res, errorOf);
-    return v03StreamItems(res, (sse) => streamEventFromProto03(restEventBody(sse, { errorOf, status: res.status })));
+    return v03StreamItems(res, { decode: (sse) => streamEventFromProto03(restEventBody(sse, { errorOf, status: res.status })), limits: this.context });
   }
 }
 
 /** The 0.3 REST transport for an interface URL. */
-export function rest03(url: string, fetch: FetchLike): Transport {
-  return new Rest03Transport(url, fetch);
+export function rest03(url: string, context: TransportContext): Transport {
+  return new Rest03Transport(url, context);
 }

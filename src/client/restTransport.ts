@@ -14,7 +14,7 @@ import { invalidField } from '../protocol/errors.js';
 import type { OperationName, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { A2AClientError } from './errors.js';
 import { A2A_JSON, checkEvent, isObject, openRestStream, restBody, restEventBody, sendRest, streamItems, type RestRequest } from './http.js';
-import type { FetchLike, StreamItem, Transport, TransportCall, TransportFactory } from './transport.js';
+import type { StreamItem, Transport, TransportCall, TransportContext, TransportFactory } from './transport.js';
 import { withV03 } from './dualVersion.js';
 
 const MEDIA_TYPE = A2A_JSON;
@@ -51,11 +51,11 @@ function requestOf(call: TransportCall, accept: string): RestRequest {
 class RestTransport implements Transport {
   constructor(
     private readonly base: string,
-    private readonly fetch: FetchLike,
+    private readonly context: TransportContext,
   ) {}
 
   async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
-    const res = await sendRest(this.fetch, this.base, { call, request: requestOf(call, `${MEDIA_TYPE}, application/json`) });
+    const res = await sendRest(this.context.fetch, this.base, { call, request: requestOf(call, `${MEDIA_TYPE}, application/json`) });
     const body = await restBody(res, errorOf);
     // B10: Delete answers `{}` or 204.
     if (body === undefined) return {} as OperationResponses[K];
@@ -64,15 +64,15 @@ class RestTransport implements Transport {
   }
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
-    const res = await sendRest(this.fetch, this.base, { call, request: requestOf(call, 'text/event-stream') });
+    const res = await sendRest(this.context.fetch, this.base, { call, request: requestOf(call, 'text/event-stream') });
     await openRestStream(res, errorOf);
-    return streamItems(res, (sse) => checkEvent(restEventBody(sse, { errorOf, status: res.status })));
+    return streamItems(res, (sse) => checkEvent(restEventBody(sse, { errorOf, status: res.status })), this.context);
   }
 }
 
 /** HTTP+JSON at A2A 1.0, and at 0.3 (rest03Transport.ts, loaded on first use; see dualVersion.ts). */
 export const restTransport: TransportFactory = withV03({
   binding: 'HTTP+JSON',
-  create: (agentInterface, context) => new RestTransport(agentInterface.url, context.fetch),
+  create: (agentInterface, context) => new RestTransport(agentInterface.url, context),
   load: async () => (await import('./rest03Transport.js')).rest03,
 });

@@ -16,14 +16,43 @@ export interface SseEvent {
   id: string;
 }
 
+/** Largest event the client reads by default: 16 Mi characters (a file artifact of ~12 MB as base64). */
+export const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024;
+
+export interface SseParserOptions {
+  /**
+   * Largest event accepted, in characters of decoded text (about bytes for JSON and base64):
+   * its data lines plus the line being read. Past it the stream fails with A2AClientError
+   * INVALID_RESPONSE. Default DEFAULT_MAX_EVENT_SIZE.
+   */
+  maxEventSize?: number | undefined;
+}
+
+/**
+ * Linear in the input: each chunk is scanned once for line ends, and an unfinished line is
+ * kept as a list of pieces joined once when it ends (an event of megabytes arrives in many
+ * chunks).
+ */
 export class SseParser {
   /** The last valid `retry:` value (reconnection time in ms). */
   retry: number | undefined;
-  private rest = '';
+  /** Characters examined for line ends so far: the input's length, once each (linear cost). */
+  scanned = 0;
+  private readonly maxEventSize: number;
+  /** The unfinished line, in pieces. */
+  private pending: string[] = [];
+  private pendingSize = 0;
+  /** The last chunk ended with CR: an LF opening the next one completes that CRLF. */
+  private afterCr = false;
   private started = false;
   private data: string[] = [];
+  private dataSize = 0;
   private event = '';
   private lastId = '';
+
+  constructor(options: SseParserOptions = {}) {
+    this.maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
+  }
 
   /** Feeds decoded text; returns the events it completed. */
   push(text: string): SseEvent[] {
@@ -31,36 +60,63 @@ export class SseParser {
       this.started = true;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
-    const buffer = this.rest + text;
+    if (!text) return [];
     const out: SseEvent[] = [];
     let start = 0;
-    for (let i = 0; i < buffer.length; i++) {
-      const c = buffer.charCodeAt(i);
+    if (this.afterCr && text.charCodeAt(0) === 10) start = 1;
+    this.afterCr = false;
+    let i = start;
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i);
       if (c !== 10 && c !== 13) continue;
-      // A CR at the end of the chunk may be half of a CRLF: keep it for the next one.
-      if (c === 13 && i === buffer.length - 1) break;
-      this.line(buffer.slice(start, i), out);
-      if (c === 13 && buffer.charCodeAt(i + 1) === 10) i++;
+      this.endLine(text.slice(start, i), out);
+      if (c === 13) {
+        if (i + 1 === text.length) this.afterCr = true;
+        else if (text.charCodeAt(i + 1) === 10) i++;
+      }
       start = i + 1;
     }
-    this.rest = buffer.slice(start);
+    this.scanned += text.length;
+    if (start < text.length) {
+      this.pending.push(start === 0 ? text : text.slice(start));
+      this.pendingSize += text.length - start;
+      this.checkSize();
+    }
     return out;
   }
 
-  /** End of stream: a trailing CR still ends a line; an unfinished event is discarded. */
+  /** End of stream: an unfinished event (or line) is discarded. */
   end(): SseEvent[] {
-    const out: SseEvent[] = [];
-    if (this.rest.endsWith('\r')) this.line(this.rest.slice(0, -1), out);
-    this.rest = '';
+    this.pending = [];
+    this.pendingSize = 0;
+    this.afterCr = false;
     this.data = [];
+    this.dataSize = 0;
     this.event = '';
-    return out;
+    return [];
+  }
+
+  /** A line ended: the pieces kept from earlier chunks, then `tail`. */
+  private endLine(tail: string, out: SseEvent[]): void {
+    if (this.pending.length === 0) return this.line(tail, out);
+    this.pending.push(tail);
+    const line = this.pending.join('');
+    this.pending = [];
+    this.pendingSize = 0;
+    this.line(line, out);
+  }
+
+  private checkSize(): void {
+    if (this.dataSize + this.pendingSize <= this.maxEventSize) return;
+    this.end();
+    throw new A2AClientError('INVALID_RESPONSE', `The agent streamed an event larger than the client's limit of ${this.maxEventSize} characters (maxEventSize)`);
   }
 
   private line(line: string, out: SseEvent[]): void {
     if (line === '') {
       if (this.data.length > 0) out.push({ data: this.data.join('\n'), event: this.event || 'message', id: this.lastId });
       this.data = [];
+      this.dataSize = 0;
       this.event = '';
       return;
     }
@@ -69,8 +125,11 @@ export class SseParser {
     const field = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === 'data') this.data.push(value);
-    else if (field === 'event') this.event = value;
+    if (field === 'data') {
+      this.data.push(value);
+      this.dataSize += value.length + 1;
+      this.checkSize();
+    } else if (field === 'event') this.event = value;
     else if (field === 'id') {
       if (!value.includes('\0')) this.lastId = value;
     } else if (field === 'retry' && /^\d+$/.test(value)) this.retry = Number(value);

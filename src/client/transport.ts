@@ -51,6 +51,8 @@ export interface TransportContext {
    * to another version (A2A 0.3 after VersionNotSupported) only when it is listed.
    */
   versions?: readonly string[];
+  /** Largest event stream event read, in characters (ClientOptions.maxEventSize; default 16 Mi). */
+  maxEventSize?: number | undefined;
 }
 
 export interface TransportFactory {

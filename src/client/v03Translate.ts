@@ -17,7 +17,7 @@ import type { AgentCard, OperationResponses, UnaryOperationName } from '../proto
 import { readAgentCard } from './cardResolver.js';
 import { A2AClientError, notSent } from './errors.js';
 import { streamItems } from './http.js';
-import type { SseEvent } from './sse.js';
+import type { SseEvent, SseParserOptions } from './sse.js';
 import { V03_VERSION, type StreamItem, type TransportCall } from './transport.js';
 
 /** An A2A 0.x card as a 1.0 AgentCard whose interfaces say `protocolVersion: '0.3'`. */
@@ -81,17 +81,21 @@ export function v03Event(event: unknown): { event: StreamItem['event']; final: b
 
 /**
  * The 1.0 events of a 0.3 SSE response; `decode` turns one SSE event into the 0.3 stream event
- * (JSON-RPC dialect) or throws its error. Reading stops after the event 0.3 marks `final` (or
+ * (JSON-RPC dialect) or throws its error; `limits` as streamItems'. Reading stops after the event 0.3 marks `final` (or
  * a message), also when the server keeps the connection open. SSE ids are not passed on: 0.3
  * defines no replay, so a dropped stream is resumed with a plain resubscribe (streams.ts).
  */
-export function v03StreamItems(res: Response, decode: (sse: SseEvent) => unknown): AsyncIterable<StreamItem> {
+export function v03StreamItems(res: Response, { decode, limits }: { decode: (sse: SseEvent) => unknown; limits: SseParserOptions }): AsyncIterable<StreamItem> {
   let final = false;
-  const items = streamItems(res, (sse) => {
-    const read = v03Event(decode(sse));
-    final = read.final;
-    return read.event;
-  });
+  const items = streamItems(
+    res,
+    (sse) => {
+      const read = v03Event(decode(sse));
+      final = read.final;
+      return read.event;
+    },
+    limits,
+  );
   return (async function* () {
     for await (const { event } of items) {
       yield { event };

@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SseParser, readSse, type SseEvent } from '../../src/client/sse.js';
+import { A2AClientError, createClient } from '../../src/client/index.js';
+import { DEFAULT_MAX_EVENT_SIZE, SseParser, readSse, type SseEvent } from '../../src/client/sse.js';
 import { SseParser as ReferenceParser } from '../support/sse.js';
 
 function parse(text: string, chunkSizes?: number[]): SseEvent[] {
@@ -85,6 +86,69 @@ test('agrees with the reference parser on random streams and random chunking', (
       parse(text, sizes),
       expected.map((e) => ({ data: e.data, event: e.type, id: e.lastEventId })),
       JSON.stringify(text),
+    );
+  }
+});
+
+test('SSE-05 every split of a stream into two and three chunks parses as the whole (CRLF split, multi-line data, comments)', () => {
+  const text = ': hb\r\ndata: {"a":\r\ndata:  1}\r\n\r\nevent: e\rid: 7\rdata: x\r\r:c\n\ndata: y\r\n\r\n';
+  const whole = parse(text);
+  assert.equal(whole.length, 3);
+  for (let i = 0; i <= text.length; i++) {
+    assert.deepEqual(parse(text, [i || 1, text.length]), whole, `split at ${i}`);
+    for (let j = 1; j <= 4; j++) assert.deepEqual(parse(text, [i || 1, j, text.length]), whole, `split at ${i} and ${i + j}`);
+  }
+});
+
+test('SSE-05 a 16 MB event in 16 KiB chunks: every character is examined once (linear, not quadratic)', () => {
+  const payload = 'A'.repeat(16 * 1024 * 1024 - 64);
+  const text = `id: 1\ndata: {"raw":"${payload}"}\n\n`;
+  const parser = new SseParser();
+  const events: SseEvent[] = [];
+  for (let at = 0; at < text.length; at += 16 * 1024) events.push(...parser.push(text.slice(at, at + 16 * 1024)));
+  assert.equal(events.length, 1);
+  assert.equal(events[0]?.data.length, payload.length + 10);
+  assert.equal(parser.scanned, text.length);
+});
+
+test('SSE-05 an event over maxEventSize fails with INVALID_RESPONSE naming the limit, also before its line ends', () => {
+  const tooBig = (push: (p: SseParser) => void) => {
+    const parser = new SseParser({ maxEventSize: 100 });
+    assert.throws(
+      () => push(parser),
+      (e: unknown) => A2AClientError.is(e, 'INVALID_RESPONSE') && /limit of 100 characters \(maxEventSize\)/.test(e.message),
+    );
+  };
+  tooBig((p) => p.push(`data: ${'x'.repeat(60)}\ndata: ${'x'.repeat(60)}\n`));
+  tooBig((p) => {
+    for (let i = 0; i < 20; i++) p.push('x'.repeat(10));
+  });
+  const parser = new SseParser({ maxEventSize: 100 });
+  assert.equal(parser.push(`data: ${'x'.repeat(80)}\n\ndata: ${'y'.repeat(80)}\n\n`).length, 2, 'the limit is per event');
+  assert.equal(DEFAULT_MAX_EVENT_SIZE, 16 * 1024 * 1024);
+});
+
+test('SSE-05 ClientOptions.maxEventSize reaches the transports (1.0 and 0.3)', async () => {
+  for (const protocolVersion of ['1.0', '0.3']) {
+    const big = JSON.stringify({ result: { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } }, jsonrpc: '2.0', id: 1, pad: 'p'.repeat(500) });
+    const fetch = async () => new Response(`data: ${big}\n\n`, { headers: { 'content-type': 'text/event-stream' } });
+    const card = {
+      name: 'a',
+      description: 'a',
+      version: '1',
+      capabilities: { streaming: true },
+      supportedInterfaces: [{ url: 'http://agent.invalid/rpc', protocolBinding: 'JSONRPC', protocolVersion }],
+      defaultInputModes: [],
+      defaultOutputModes: [],
+      skills: [],
+    };
+    const client = await createClient(card, { fetch, maxEventSize: 200, resume: false });
+    await assert.rejects(
+      async () => {
+        for await (const _ of client.streamText('hi')) void _;
+      },
+      (e: unknown) => A2AClientError.is(e, 'INVALID_RESPONSE') && /maxEventSize/.test(e.message),
+      protocolVersion,
     );
   }
 });
