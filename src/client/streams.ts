@@ -93,8 +93,11 @@ function seqOf(id: string | undefined): number | undefined {
  * The events of a task stream, resumed after a drop. With SSE ids the stream is resubscribed
  * with `Last-Event-ID` and the server replays exactly what was missed (events at or below the
  * last id are skipped should it replay more); without ids it is resubscribed plainly and the
- * opening snapshot is passed on only when it differs from what was already assembled. A task
- * that became terminal meanwhile (resubscribe refused, LIFE-04) ends with its GetTask snapshot.
+ * opening snapshot is passed on only when it differs from what was already assembled. A
+ * resubscribed stream that opens with a task snapshot numbered at or below the last id seen
+ * comes from a server that numbers each connection's events (Last-Event-ID is no part of A2A,
+ * SSE-07): its ids are no cursor, and it is read as a stream without ids. A task that became
+ * terminal meanwhile (resubscribe refused, LIFE-04) ends with its GetTask snapshot.
  */
 export async function* resumableStream(source: ResumableSource): AsyncGenerator<StreamResponse> {
   const assembler = new TaskAssembler();
@@ -105,16 +108,22 @@ export async function* resumableStream(source: ResumableSource): AsyncGenerator<
   let items: AsyncIterable<StreamItem> | StreamItem[] = await source.open();
   for (;;) {
     let cause: unknown;
-    // Without ids the resubscription opens with a snapshot that may repeat what we have (SUB-01).
-    let first = resumed && lastId === undefined;
+    let first = resumed;
+    // This stream's ids restarted: they say nothing about what was already seen.
+    let renumbered = false;
     try {
       for await (const item of items) {
+        const opening = first;
+        first = false;
         const seq = seqOf(item.id);
         const last = seqOf(lastId);
-        if (seq !== undefined && last !== undefined && seq <= last) continue;
+        const seen = seq !== undefined && last !== undefined && seq <= last;
+        const isTask = 'task' in item.event;
+        if (opening && seen && isTask) renumbered = true;
+        if (seen && !renumbered) continue;
+        // Without usable ids the resubscription opens with a snapshot that may repeat what we have (SUB-01).
+        const snapshotOnResume = opening && isTask && (renumbered || lastId === undefined);
         if (item.id) lastId = item.id;
-        const snapshotOnResume = first && 'task' in item.event;
-        first = false;
         if (snapshotOnResume && sameTask(assembler.task, (item.event as { task: Task }).task)) continue;
         assembler.apply(item.event);
         failures = 0;
