@@ -25,6 +25,7 @@ import type { V03AgentCard } from '../compat/v03Types.js';
 import type { AuthProvider, CallResult, ClientCall, Interceptor } from './interceptors.js';
 import { jsonRpcTransport } from './jsonrpcTransport.js';
 import { createMessage, type MessageInput } from './messages.js';
+import { checkResponse } from './responses.js';
 import { restTransport } from './restTransport.js';
 import { retryDelay, type RetryOptions } from './retry.js';
 import { Deadline, sleep } from './signals.js';
@@ -272,7 +273,7 @@ export class A2AClient {
       const { call, value } = await this.run(op, request, {
         options,
         deadline,
-        send: (c) => this.transport.unary(c as ClientCall<K>),
+        send: async (c) => checkResponse(op, await this.transport.unary(c as ClientCall<K>)),
       });
       await this.after(call, { ok: true, value });
       return value;

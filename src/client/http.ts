@@ -102,14 +102,6 @@ export function isEventStream(res: Response): boolean {
   return (res.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
 }
 
-const EVENT_MEMBERS = ['task', 'message', 'statusUpdate', 'artifactUpdate'];
-
-/** A StreamResponse has exactly one of its four members (JSON-08). */
-export function checkEvent(value: unknown): StreamResponse {
-  if (isObject(value) && EVENT_MEMBERS.filter((m) => isObject(value[m])).length === 1) return value as StreamResponse;
-  throw new A2AClientError('INVALID_RESPONSE', `The agent streamed something that is not a StreamResponse: ${JSON.stringify(value)?.slice(0, 200)}`);
-}
-
 /**
  * The events of an SSE response; `decode` turns one SSE event into a StreamResponse or throws
  * its error; `limits` bound the size of an event (TransportContext.maxEventSize).

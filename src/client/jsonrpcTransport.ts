@@ -6,7 +6,8 @@
 import { fromJsonRpcError, type JsonRpcErrorObject } from '../bindings/jsonrpc/errors.js';
 import type { OperationName, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { A2AClientError, withResponse } from './errors.js';
-import { checkEvent, errorFromResponse, headersFor, isEventStream, isObject, parseJson, readJson, send, streamItems, withQuery } from './http.js';
+import { checkEvent } from './responses.js';
+import { errorFromResponse, headersFor, isEventStream, isObject, parseJson, readJson, send, streamItems, withQuery } from './http.js';
 import type { StreamItem, Transport, TransportCall, TransportContext, TransportFactory } from './transport.js';
 import { withV03 } from './dualVersion.js';
 

@@ -13,7 +13,8 @@ import { REST_ROUTES, type RestRoute } from '../bindings/rest/routes.js';
 import { invalidField } from '../protocol/errors.js';
 import type { OperationName, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { A2AClientError } from './errors.js';
-import { A2A_JSON, checkEvent, isObject, openRestStream, restBody, restEventBody, sendRest, streamItems, type RestRequest } from './http.js';
+import { checkEvent } from './responses.js';
+import { A2A_JSON, isObject, openRestStream, restBody, restEventBody, sendRest, streamItems, type RestRequest } from './http.js';
 import type { StreamItem, Transport, TransportCall, TransportContext, TransportFactory } from './transport.js';
 import { withV03 } from './dualVersion.js';
 

@@ -7,6 +7,7 @@
  */
 import { Client, Metadata, status as grpcStatus, credentials as grpcCredentials, type ChannelCredentials, type ChannelOptions, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
 import { A2AClientError } from '../../client/errors.js';
+import { checkResponse } from '../../client/responses.js';
 import { Deadline } from '../../client/signals.js';
 import type { StreamItem, Transport, TransportCall, TransportFactory } from '../../client/transport.js';
 import { InvalidParamsError } from '../../protocol/errors.js';
@@ -318,7 +319,7 @@ export function createGrpcClient(address: string, options: GrpcClientOptions = {
     async (request: OperationRequests[K], opts: GrpcCallOptions = {}): Promise<OperationResponses[K]> => {
       const deadline = new Deadline(opts.signal, opts.timeoutMs);
       try {
-        return await transport.unary(callOf(op, request, { ...opts, signal: deadline.signal }));
+        return checkResponse(op, await transport.unary(callOf(op, request, { ...opts, signal: deadline.signal })));
       } catch (error) {
         throw deadline.wrap(error);
       } finally {
