@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runToExit } from './cliHelpers.js';
+import { runToExit, startServe } from './cliHelpers.js';
 
 function tempDir(t: { after: (fn: () => void) => void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-keys-'));
@@ -42,6 +42,31 @@ test('a2a keys generate --alg EdDSA --format jwk --kid K; PS256 defaults to a JW
   const ps = join(dir, 'ps');
   assert.equal((await runToExit(['keys', 'generate', '--alg', 'PS256', '--out', ps])).code, 0);
   assert.ok(existsSync(join(ps, 'signing-key.jwk.json')));
+});
+
+/** The `a2a serve ...` command that `a2a keys generate` prints, as arguments after `serve`. */
+function printedServeArgs(stdout: string): string[] {
+  const command = /a2a serve ([^)]*)\)/.exec(stdout)?.[1];
+  assert.ok(command, `no a2a serve hint in: ${stdout}`);
+  return command.split(' ');
+}
+
+test('S-ROTATE: --kid K, then exactly the printed a2a serve command: a2a card --verify --jwks verifies (kid K, not the thumbprint)', async (t) => {
+  const dir = tempDir(t);
+  // Default format with --kid (a JWK file keeps the kid), and an explicit PEM (the hint adds --sign-kid).
+  for (const [sub, extra] of [['jwk', []], ['pem', ['--format', 'pem']]] as const) {
+    const out = join(dir, sub);
+    const run = await runToExit(['keys', 'generate', '--out', out, '--kid', '2025-07', ...extra]);
+    assert.equal(run.code, 0, run.stderr);
+    const { proc, urls } = await startServe(printedServeArgs(run.stdout));
+    t.after(() => proc.kill());
+    const verify = await runToExit(['card', urls.card, '--verify', '--jwks', join(out, 'jwks.json')]);
+    assert.equal(verify.code, 0, `${sub}: ${run.stdout}\n${verify.stdout}${verify.stderr}`);
+    assert.match(verify.stdout, /verified \(kid 2025-07, ES256\)/);
+    proc.kill();
+  }
+  assert.ok(existsSync(join(dir, 'jwk', 'signing-key.jwk.json')), '--kid alone writes the JWK form');
+  assert.ok(existsSync(join(dir, 'pem', 'signing-key.pem')));
 });
 
 test('a2a keys: usage errors exit 2', async () => {

@@ -14,8 +14,11 @@ Options:
   --alg ALG        ES256 (default), ES384, ES512, EdDSA (Ed25519), RS256 or PS256
   --out DIR        where to write the files (default: the current directory)
   --kid KID        key id (default: the RFC 7638 JWK thumbprint, which a2a serve derives
-                   again from the key, so --sign-kid is not needed)
-  --format F       pem (PKCS#8, default) or jwk (JSON, which keeps kid and alg; default for PS256)
+                   again from the key, so --sign-kid is not needed); with --kid the private
+                   key is written as a JWK, which keeps the kid for a2a serve --sign-key
+  --format F       pem (PKCS#8) or jwk (JSON, which keeps kid and alg); default: pem, or jwk
+                   with --kid and for PS256. A PEM carries no kid: with --kid and --format pem,
+                   give a2a serve the same --sign-kid (the printed command does)
   --force          overwrite existing files
   --json           print {"kid", "alg", "privateKey", "jwks"} (the file paths) as JSON
   -h, --help       this help
@@ -53,8 +56,10 @@ export async function keysCommand(argv: string[]): Promise<number> {
   if (sub !== 'generate') throw new UsageError(sub ? `unknown subcommand "${sub}" (a2a keys generate)` : 'missing subcommand: a2a keys generate');
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
   if (!ALGS.includes(values.alg)) throw new UsageError(`--alg must be one of ${ALGS.join(', ')}, got "${values.alg}"`);
-  // A PEM file does not say PS256 (it reads as RS256): keep the alg in a JWK file then.
-  const format = values.format ?? (values.alg.startsWith('PS') ? 'jwk' : 'pem');
+  // A PEM file carries no kid and does not say PS256 (it reads as RS256): keep a kid of the
+  // user's own, or the PS alg, in a JWK file then, so `a2a serve --sign-key FILE` alone signs
+  // with the kid that jwks.json names.
+  const format = values.format ?? (values.kid !== undefined || values.alg.startsWith('PS') ? 'jwk' : 'pem');
   if (format !== 'pem' && format !== 'jwk') throw new UsageError(`--format must be pem or jwk, got "${format}"`);
 
   const privatePath = join(values.out, format === 'pem' ? 'signing-key.pem' : 'signing-key.jwk.json');
@@ -67,11 +72,13 @@ export async function keysCommand(argv: string[]): Promise<number> {
   await mkdir(values.out, { recursive: true });
   await writeFile(privatePath, keys.privateKey, { mode: 0o600 });
   await writeFile(jwksPath, `${JSON.stringify(keys.jwks, null, 2)}\n`);
+  // A PEM with a kid of the user's own: a2a serve would derive the thumbprint instead.
+  const serve = `a2a serve --sign-key ${privatePath}${format === 'pem' && values.kid !== undefined ? ` --sign-kid ${keys.kid}` : ''}`;
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ kid: keys.kid, alg: keys.alg, privateKey: privatePath, jwks: jwksPath })}\n`);
   } else {
     process.stdout.write(
-      `${keys.alg} key ${keys.kid}\n  private key  ${privatePath}  (keep it secret: a2a serve --sign-key ${privatePath})\n  public JWKS  ${jwksPath}  (publish it; a2a card <url> --verify --jwks ${jwksPath})\n`,
+      `${keys.alg} key ${keys.kid}\n  private key  ${privatePath}  (keep it secret: ${serve})\n  public JWKS  ${jwksPath}  (publish it; a2a card <url> --verify --jwks ${jwksPath})\n`,
     );
   }
   return 0;
