@@ -11,6 +11,7 @@ import { CredentialBox } from './credentialBox.js';
 import type { RetryPolicy } from './deliveryPolicy.js';
 import { PushDispatcher, type DeliveryReport } from './dispatcher.js';
 import { PushConfigService, type PushConfigLimits } from './pushConfigs.js';
+import { webhookSecretKeys } from './webhookSignature.js';
 
 export interface PushOptions {
   /**
@@ -22,7 +23,11 @@ export interface PushOptions {
   lookup?: SsrfOptions['lookup'];
   /** Key sealing stored tokens and credentials (32 bytes as base64/hex, or a passphrase). */
   credentialKey?: string;
-  /** Standard Webhooks signing secrets (`whsec_…`); the first signs, all are sent during rotation. */
+  /**
+   * Standard Webhooks signing secrets (`whsec_…`); every one signs (rotation: old and new).
+   * Checked when the push runtime is created: one that is not a `whsec_` secret (an empty
+   * string from an unset variable, say) throws there, naming its index, never its value.
+   */
   signingSecrets?: string[];
   /** Run the delivery worker in this process (default true). */
   deliver?: boolean;
@@ -67,6 +72,7 @@ export interface PushRuntime {
 export function createPushRuntime(input: PushRuntimeInput): PushRuntime {
   const { store, options } = input;
   if (!isPushStore(store)) throw new Error('capabilities.pushNotifications: the configured task store cannot keep push configs');
+  checkSigningSecrets(options.signingSecrets);
   const box = new CredentialBox(options.credentialKey);
   const ssrf: SsrfOptions = { allowPrivate: options.allowPrivateWebhooks === true, ...(options.lookup ? { lookup: options.lookup } : {}) };
   const tasks = new Set<string>();
@@ -104,6 +110,16 @@ export function createPushRuntime(input: PushRuntimeInput): PushRuntime {
       }
     : undefined;
   return { store, configs, dispatcher, onWritten };
+}
+
+/** A bad secret would dead-letter every delivery: refuse it at construction instead. */
+function checkSigningSecrets(secrets: readonly string[] | undefined): void {
+  if (secrets === undefined) return;
+  try {
+    webhookSecretKeys(secrets, (i) => `push.signingSecrets[${i}]`);
+  } catch (error) {
+    throw new Error(error instanceof Error ? error.message : String(error));
+  }
 }
 
 function pick(o: PushOptions): Partial<ConstructorParameters<typeof PushDispatcher>[0]> {

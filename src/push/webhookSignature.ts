@@ -76,9 +76,18 @@ export function webhookSecretKey(secret: string, label = 'the secret'): Buffer {
   return key;
 }
 
+/**
+ * The HMAC keys of several secrets, each checked by webhookSecretKey; `label(index)` names the
+ * one that fails (never its value). Configuration (a2a serve, a2a webhook listen, the push
+ * runtime) checks secrets with it up front, so a bad one is refused at start, not per delivery.
+ */
+export function webhookSecretKeys(secrets: readonly string[], label: (index: number) => string): Buffer[] {
+  return secrets.map((s, i) => webhookSecretKey(s, label(i)));
+}
+
 function keysOf(secrets: readonly string[]): Buffer[] {
   if (!Array.isArray(secrets) || secrets.length === 0) throw new WebhookVerificationError('bad-secret', 'no signing secret given');
-  return secrets.map((s, i) => webhookSecretKey(s, secrets.length === 1 ? 'the secret' : `secret #${i + 1}`));
+  return webhookSecretKeys(secrets, (i) => (secrets.length === 1 ? 'the secret' : `secret #${i + 1}`));
 }
 
 function hmac(key: Buffer, input: { id: string; timestamp: number | string; body: string | Uint8Array }): Buffer {

@@ -20,7 +20,7 @@ import { startRetention } from '../../stores/contract/retention.js';
 import type { PushOptions } from '../../push/pushOptions.js';
 import type { AbuseLimitOptions } from '../../server/abuseLimits.js';
 import type { TaskLimits } from '../../server/taskLimits.js';
-import { webhookSecretKey } from '../../push/webhookSignature.js';
+import { webhookSecretKeys } from '../../push/webhookSignature.js';
 import type { AuthConfig, SchemeVerifierConfig } from '../../auth/authConfig.js';
 
 export const serveHelp = `Usage: a2a serve [options]
@@ -294,12 +294,10 @@ function pushOptions(values: {
   const baseDelayMs = intOption(values['push-backoff-ms'], '--push-backoff-ms', { min: 1 });
   const key = values['push-key'] ?? process.env.A2A_PUSH_KEY;
   const secrets = values['webhook-secret'] ?? (process.env.A2A_WEBHOOK_SECRETS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const [i, secret] of secrets.entries()) {
-    try {
-      webhookSecretKey(secret, `webhook secret #${i + 1}`);
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : 'invalid webhook secret');
-    }
+  try {
+    webhookSecretKeys(secrets, (i) => `webhook secret #${i + 1}`);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : 'invalid webhook secret');
   }
   return {
     allowPrivateWebhooks: values['allow-private-webhooks'] === true,

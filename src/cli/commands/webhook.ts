@@ -6,7 +6,7 @@ import { readBody } from '../../node/readBody.js';
 import { PayloadTooLargeError } from '../../protocol/errors.js';
 import type { StreamResponse } from '../../protocol/types.js';
 import { RequestAbortedError } from '../../server/http/requestAborted.js';
-import { generateWebhookSecret, WebhookVerificationError, webhookSecretKey } from '../../push/webhookSignature.js';
+import { generateWebhookSecret, WebhookVerificationError, webhookSecretKeys } from '../../push/webhookSignature.js';
 import { authorizationMatches, readDelivery, tokenMatches, WebhookDeliveryError, type WebhookDelivery } from '../../webhooks/index.js';
 import { createCli, intOption, runCommand, type Cli } from '../cli.js';
 import { CliError, EXIT } from '../errors.js';
@@ -110,13 +110,11 @@ function listenOptions(values: {
 }): ListenOptions {
   const port = intOption(values.port, '--port', { min: 0, max: 65535 }) ?? 9090;
   const secrets = values.secret ?? [];
-  secrets.forEach((secret, i) => {
-    try {
-      webhookSecretKey(secret, secrets.length === 1 ? '--secret' : `--secret #${i + 1}`);
-    } catch (error) {
-      throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
-  });
+  try {
+    webhookSecretKeys(secrets, (i) => (secrets.length === 1 ? '--secret' : `--secret #${i + 1}`));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
   if (values.path !== undefined && !values.path.startsWith('/')) throw new UsageError(`--path must start with "/", got "${values.path}"`);
   if (values.auth !== undefined && !values.auth.trim()) throw new UsageError('--auth must be "<scheme> <credentials>", e.g. "Bearer xyz"');
   if (values.token === '') throw new UsageError('--token must not be empty');
