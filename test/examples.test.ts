@@ -4,14 +4,16 @@
  * - examples/hello-agent/agent.ts is served by `a2a serve --agent` as documented;
  * - docs/agents.md shows both files verbatim;
  * - every ```ts block of docs/agents.md type-checks (as a module next to the hello agent, so
- *   `./agent.js` and the package's own name `a2a-kit` resolve as they would for a user);
+ *   `./agent.js` and the package's own name `a2a-kit` resolve as they would for a user), and so
+ *   does every block of the other docs that imports `./agent.js`, and all of client.md, errors.md
+ *   and signing.md;
  * - the "test without a port" block runs.
  */
 import { typecheckSnippets } from './support/typecheckSnippets.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -100,6 +102,19 @@ test('every TypeScript block of docs/agents.md type-checks', () => {
   // Virtual files next to the hello agent: nothing is written to the repository.
   const problems = typecheckSnippets({ root, dir: exampleDir, prefix: '__agents_md_block', blocks: tsBlocks });
   assert.deepEqual(problems, [], `docs/agents.md blocks (numbered from 1):\n${problems.join('\n')}`);
+});
+
+test('every TypeScript block of the other docs that imports ./agent.js (a whole program), and every block of client.md, errors.md and signing.md, type-checks', () => {
+  const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md') && f !== 'agents.md');
+  const blocks = docs.flatMap((f) => {
+    const all = [...readFileSync(join(root, 'docs', f), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+    const whole = ['client.md', 'errors.md', 'signing.md'].includes(f);
+    return all.filter((b) => whole || /from '\.\/agent\.js'/.test(b)).map((b) => `// docs/${f}\n${b}`);
+  });
+  // docs/push.md "Turning it on" and docs/storage.md "Several instances from code" at least.
+  assert.ok(blocks.filter((b) => b.includes("from './agent.js'")).length >= 2);
+  const problems = typecheckSnippets({ root, dir: exampleDir, prefix: '__docs_block', blocks });
+  assert.deepEqual(problems, [], `blocks (numbered from 1; each starts with its doc's name):\n${problems.join('\n')}`);
 });
 
 test('the "test without a port" block of docs/agents.md runs', async () => {

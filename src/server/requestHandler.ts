@@ -46,6 +46,7 @@ import { TaskWriter } from './taskWriter.js';
 import type { PushOptions, PushRuntime } from '../push/pushOptions.js';
 import type { Principal } from '../auth/principal.js';
 import type { LeaseKeeper, LeaseOptions } from './leases.js';
+import { warnLocalBusOnSharedStore } from './sharedStoreCheck.js';
 import { TaskRunner } from './taskRunner.js';
 import { AbuseLimits, type AbuseLimitOptions } from './abuseLimits.js';
 import { logError, type ErrorHook } from './errorHook.js';
@@ -142,6 +143,7 @@ export class A2ARequestHandler {
     this.executor = options.executor;
     this.store = options.store ?? new MemoryTaskStore();
     this.bus = options.bus ?? new LocalEventBus();
+    warnLocalBusOnSharedStore({ store: this.store, busGiven: options.bus !== undefined, onError });
     this.newId = options.newId ?? timeOrderedId;
     const limits = options.limits;
     this.decodeLimits = {

@@ -17,6 +17,8 @@ import type { AgentCard, OperationResponses, StreamingOperationName, UnaryOperat
 import type { PushRuntime, PushRuntimeFactory } from '../push/pushOptions.js';
 import { withInterfaces, type AgentCardBase, type AgentDefinition, type InterfaceUrls } from './agentDefinition.js';
 import { LocalEventBus, type EventBus } from './eventBus.js';
+import { logError } from './errorHook.js';
+import { warnLocalBusOnSharedStore } from './sharedStoreCheck.js';
 import { A2ARequestHandler, type CallContext, type RequestHandlerOptions } from './requestHandler.js';
 import { MemoryTaskStore } from './stores/memoryStore.js';
 import { isLeaseStore, type LeaseStore } from './stores/leaseStore.js';
@@ -81,6 +83,7 @@ export class TenantRouter {
     this.defaultTenant = options.defaultTenant;
     this.store = options.store ?? new MemoryTaskStore();
     this.bus = options.bus ?? new LocalEventBus();
+    warnLocalBusOnSharedStore({ store: this.store, busGiven: options.bus !== undefined, onError: options.onError ?? logError });
     const { tenants: _tenants, defaultTenant: _default, interfaces, ...shared } = options;
     const push = options.push?.runtime ? { ...options.push, runtime: sharedRuntime(options.push.runtime) } : options.push;
     const leaseStore = options.leases ? (options.leases.store ?? this.store) : undefined;

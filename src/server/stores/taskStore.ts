@@ -138,6 +138,12 @@ export interface TaskStore {
    * check alone keeps writes consistent, and events are published in seq order anyway.
    */
   readonly ordersWrites?: boolean;
+  /**
+   * True for a store made to be shared by several server instances (PostgreSQL). A request
+   * handler on it with the default in-process event bus warns once through onError: streams
+   * would not see other instances' writes (sharedStoreCheck.ts).
+   */
+  readonly sharedAcrossInstances?: boolean;
   get(tenant: string, taskId: string): Promise<TaskRecord | undefined>;
   /**
    * Creates the task; its first event (seq 1) is the `{task}` snapshot. With `claim`, the message

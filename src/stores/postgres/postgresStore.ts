@@ -69,6 +69,8 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
   protected readonly leases: SqlLeases;
   private readonly lists: ListQueries;
 
+  /** Several instances share it: a handler on it wants PostgresEventBus and leases (docs/storage.md). */
+  readonly sharedAcrossInstances = true;
   readonly pool: Pool;
   readonly schema: string;
   readonly migration: MigrationResult;
