@@ -90,18 +90,22 @@ test('plain node imports every exports subpath of the installed package, with th
     const expected = Object.keys((await import(pathToFileURL(join(root, source)).href)) as object).sort();
     assert.deepEqual(names[`a2a-kit${subpath.slice(1)}`], expected, `a2a-kit${subpath.slice(1)}`);
   }
-  const some: Record<string, string> = {
-    'a2a-kit': 'A2AError',
-    'a2a-kit/server': 'createA2AHandler',
-    'a2a-kit/client': 'createClient',
-    'a2a-kit/node': 'serveAgent',
-    'a2a-kit/grpc': 'serveGrpc',
-    'a2a-kit/sqlite': 'SqliteTaskStore',
-    'a2a-kit/postgres': 'PostgresTaskStore',
-    'a2a-kit/signing': 'verifyAgentCard',
-    'a2a-kit/webhooks': 'readDelivery',
+  // What the docs present as public API, from the entry point they name.
+  const some: Record<string, string[]> = {
+    'a2a-kit': ['A2AError'],
+    'a2a-kit/server': ['createA2AHandler', 'LocalEventBus'],
+    'a2a-kit/client': ['createClient'],
+    'a2a-kit/node': ['serveAgent', 'openStore', 'parseStoreSpec'],
+    'a2a-kit/grpc': ['serveGrpc'],
+    'a2a-kit/sqlite': ['SqliteTaskStore'],
+    'a2a-kit/postgres': ['PostgresTaskStore', 'PostgresEventBus'],
+    'a2a-kit/signing': ['verifyAgentCard'],
+    'a2a-kit/webhooks': ['readDelivery'],
+    'a2a-kit/compat': ['agentCardToV10', 'isV03Card', 'requestToV10', 'decodeRequest', 'selectV03DefaultPushConfig', 'resultToV10', 'agentCardToV03', 'partToV03', 'V03_METHODS', 'matchV03RestRoute'],
   };
-  for (const [specifier, name] of Object.entries(some)) assert.ok(names[specifier]?.includes(name), `${specifier} exports ${name}`);
+  for (const [specifier, wanted] of Object.entries(some)) {
+    for (const name of wanted) assert.ok(names[specifier]?.includes(name), `${specifier} exports ${name}`);
+  }
 });
 
 test('the installed a2a command runs from dist on plain node: a2a --help exits 0', async () => {
@@ -139,7 +143,8 @@ import { A2AError } from 'a2a-kit';
 import { createA2AHandler, type AgentExecutor } from 'a2a-kit/server';
 import { createClient } from 'a2a-kit/client';
 import { v03Transport } from 'a2a-kit/client/v03';
-import { serve, serveAgent } from 'a2a-kit/node';
+import { openStore, serve, serveAgent } from 'a2a-kit/node';
+import { agentCardToV10, isV03Card, requestToV10 } from 'a2a-kit/compat';
 import { SqliteTaskStore } from 'a2a-kit/sqlite';
 import { PostgresTaskStore } from 'a2a-kit/postgres';
 import { serveGrpc } from 'a2a-kit/grpc';
@@ -166,7 +171,11 @@ const handler = createA2AHandler({ agentCard: card, executor, store });
 const server = await serve(handler, { port: 0 });
 const client = await createClient(server.url);
 const task: Task | undefined = undefined;
-export const used = [A2AError, v03Transport, serveAgent, PostgresTaskStore, serveGrpc, verifyAgentCard, readDelivery, client, task];
+const opened = await openStore('memory');
+const v03 = { name: 'old', url: 'http://localhost:8080/', version: '1', protocolVersion: '0.3.0' };
+const translated: AgentCard | undefined = isV03Card(v03) ? agentCardToV10(v03) : undefined;
+export const used = [A2AError, v03Transport, serveAgent, PostgresTaskStore, serveGrpc, verifyAgentCard, readDelivery, client, task, translated, requestToV10];
+await opened.close();
 await server.close();
 `,
   );

@@ -1,7 +1,7 @@
 /**
  * The A2A 0.3 ↔ 1.0 compatibility layer: pure, runtime-neutral translations of requests,
  * results, stream events, errors and agent cards in all four directions, the 0.3 method and
- * REST route tables, and version detection. See docs/compat.md.
+ * REST route tables, and version detection. Published as `a2a-kit/compat`. See docs/compat.md.
  */
 export type * from './v03Types.js';
 export * from './objects.js';
@@ -15,3 +15,5 @@ export * from './methods.js';
 export * from './detect.js';
 export * from './card03.js';
 export * from './protoJson03.js';
+// The 1.0 decoder that validates what requestToV10 returns (docs/compat.md).
+export { decodeRequest } from '../protocol/operations.js';

@@ -5,6 +5,9 @@ export type { ServeAgentOptions, RunningAgent } from './serveAgent.js';
 export { createPushRuntime as nodePushRuntime } from '../push/pushOptions.js';
 export type { PushOptions } from '../push/pushOptions.js';
 export { nodeJsonFetcher } from '../auth/nodeJsonFetcher.js';
+// What `a2a serve --store` does, for code: parse a spec, open the store (drivers loaded on demand).
+export { openStore, parseStoreSpec, describeStore, StoreSpecError, StoreInUseError, DEFAULT_SQLITE_PATH } from '../stores/contract/openStore.js';
+export type { OpenedStore, OpenStoreOptions, StoreSpec } from '../stores/contract/openStore.js';
 export type { ServeTenantsOptions, RunningTenants } from './serveAgent.js';
 // Card signing from key files and the SSRF-guarded JWKS fetcher are Node-only (node:fs,
 // node:crypto, the guard's sockets), so they are exported here, not from the runtime-neutral a2a-kit/signing.
