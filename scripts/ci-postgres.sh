@@ -4,8 +4,10 @@
 #   eval "$(bash scripts/ci-postgres.sh start)"   # exports A2A_TEST_POSTGRES_URL and A2A_TEST_POSTGRES_DIR
 #   bash scripts/ci-postgres.sh stop "$A2A_TEST_POSTGRES_DIR"
 #
-# start: finds PostgreSQL binaries (PG_BIN, /usr/lib/postgresql/*/bin, pg_config, PATH; as root
-# installs Debian's `postgresql` when none are found), runs initdb in a new temp dir as the
+# start: finds PostgreSQL binaries (PG_BIN, /usr/lib/postgresql/*/bin, pg_config, PATH; when none
+# are found, installs Debian's `postgresql` only if asked to — CI=true (CI sets it) or
+# A2A_TEST_INSTALL_POSTGRES=1 — and running as root; a local test run never installs anything
+# by itself), runs initdb in a new temp dir as the
 # `postgres` user when run as root, starts the server on 127.0.0.1 on a free port (unix socket
 # in the temp dir, nothing else touched) and prints `export …` lines on stdout. Everything else
 # goes to stderr. stop: fast shutdown, then removes the directory.
@@ -40,6 +42,10 @@ free_port() {
 start() {
   local bin
   if ! bin="$(find_bin)"; then
+    if [ "${CI:-}" != "true" ] && [ "${A2A_TEST_INSTALL_POSTGRES:-}" != "1" ]; then
+      log "no PostgreSQL binaries found (set PG_BIN, install postgresql, or set A2A_TEST_INSTALL_POSTGRES=1 to let this script install it)"
+      exit 1
+    fi
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
       log "no PostgreSQL binaries found; installing Debian's postgresql"
       apt-get update -qq >&2

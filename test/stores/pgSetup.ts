@@ -1,7 +1,8 @@
 /**
  * Where the PostgreSQL tests get a server: A2A_TEST_POSTGRES_URL when set (CI starts one with
  * scripts/ci-postgres.sh), else a throwaway cluster started here with the same script and
- * stopped at exit, else none (the tests skip, saying why). Each test file works in a database
+ * stopped at exit, else none (the tests skip, saying why: without binaries the script installs
+ * them only with CI=true or A2A_TEST_INSTALL_POSTGRES=1, and otherwise names that variable). Each test file works in a database
  * of its own, dropped at the end; each store in a schema of its own.
  */
 import { execFileSync } from 'node:child_process';
