@@ -18,6 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Task } from '../src/protocol/types.js';
+import type { AgentExecutor, RequestContext, TaskUpdater } from '../src/server/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const exampleDir = join(root, 'examples', 'hello-agent');
@@ -136,4 +138,44 @@ test('the "test without a port" block of docs/agents.md runs', async () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('AGENT-CANCEL: the cancellation block of docs/agents.md refuses a cancel from state the agent really has (during its last step only)', async (t) => {
+  const block = tsBlocks.find((b) => b.includes('TaskNotCancelableError') && b.includes('async cancel(ctx, task)'));
+  assert.ok(block, 'docs/agents.md has a cancellation block');
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-kit-doc-cancel-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const source = block
+    .replace(/from 'a2a-kit\/server'/g, `from '${pathToFileURL(join(root, 'src/server/index.ts')).href}'`)
+    .replace(/from 'a2a-kit'/g, `from '${pathToFileURL(join(root, 'src/index.ts')).href}'`);
+  const file = join(dir, 'cancel.mts');
+  writeFileSync(file, source);
+  const { slowAgent } = (await import(pathToFileURL(file).href)) as { slowAgent: AgentExecutor };
+  const cancel = slowAgent.cancel?.bind(slowAgent);
+  assert.ok(cancel);
+
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const flush = () => new Promise((resolve) => setImmediate(resolve));
+  const written: string[] = [];
+  const updater = {
+    startWork: async (text: string) => void written.push(text),
+    complete: async (text: string) => void written.push(text),
+    cancel: async (text: string) => void written.push(`canceled: ${text}`),
+  } as unknown as TaskUpdater;
+  const signal = new AbortController().signal;
+  // The stored task as the server hands it to cancel(): nothing in it was set by the agent.
+  const task = { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } } as Task;
+  const run = slowAgent.execute({ taskId: 't-1', contextId: 'c-1', signal } as RequestContext, updater);
+  await flush();
+  await cancel({ task, tenant: '', signal }, updater); // an early step: accepted
+  assert.equal(written.at(-1), 'canceled: Stopped on request');
+  for (let i = 0; i < 9; i++) {
+    t.mock.timers.tick(1000);
+    await flush();
+  }
+  assert.equal(written.at(-1), 'step 10/10: sending the results');
+  await assert.rejects(cancel({ task, tenant: '', signal }, updater), (e: Error) => e.name === 'TaskNotCancelableError');
+  t.mock.timers.tick(1000);
+  await run;
+  assert.equal(written.at(-1), 'All ten steps done');
 });
