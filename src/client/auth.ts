@@ -82,8 +82,15 @@ export interface ClientCredentialsOptions {
   clientAuthentication?: 'basic' | 'body';
   /** Renew this long before the token expires (default 30 s, at most half its lifetime). */
   skewMs?: number;
+  /**
+   * Time limit of one token request (default 30 s). The request is shared by every call waiting
+   * for a token, so no one call's deadline ends it; each call still stops waiting at its own.
+   */
+  tokenTimeoutMs?: number;
   fetch?: FetchLike;
 }
+
+const DEFAULT_TOKEN_TIMEOUT_MS = 30_000;
 
 /** RFC 6749 §4.4: a token from the token endpoint, cached until (just before) it expires. */
 export function oauth2ClientCredentials(options: ClientCredentialsOptions): AuthProvider {
@@ -106,11 +113,20 @@ export function oauth2ClientCredentials(options: ClientCredentialsOptions): Auth
       const pair = `${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`;
       headers.authorization = `Basic ${bytesToBase64(new TextEncoder().encode(pair))}`;
     }
-    const res = await send(fetch, tokenUrl, { method: 'POST', headers, body: form.toString() });
+    const timeoutMs = options.tokenTimeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS;
+    const signal = AbortSignal.timeout(timeoutMs);
+    const timedOut = (cause: unknown) => new A2AClientError('AUTH', `The token endpoint did not answer within ${timeoutMs} ms`, { cause });
+    let res: Response;
+    try {
+      res = await send(fetch, tokenUrl, { method: 'POST', headers, body: form.toString(), signal });
+    } catch (error) {
+      throw signal.aborted ? timedOut(error) : error;
+    }
     let body: unknown;
     try {
       body = await res.json();
-    } catch {
+    } catch (error) {
+      if (signal.aborted) throw timedOut(error);
       body = undefined;
     }
     if (!res.ok || !isObject(body) || typeof body.access_token !== 'string') {

@@ -361,18 +361,19 @@ export class A2AClient {
     const retry = this.options.retry;
     let refreshed = false;
     try {
-      for (const interceptor of this.options.interceptors ?? []) await interceptor.before?.(call);
+      for (const interceptor of this.options.interceptors ?? []) await deadline.race(interceptor.before?.(call));
       for (let n = 0; ; ) {
         deadline.check();
         const current: ClientCall = { ...call, headers: new Headers(call.headers), query: new URLSearchParams(call.query) };
         try {
-          await auth?.apply(current);
+          // Raced: a provider that hangs (a token endpoint that never answers) cannot outlast the deadline.
+          await deadline.race(auth?.apply(current));
           return { call: current, value: await send(current) };
         } catch (error) {
           const e = deadline.wrap(error);
           if (auth?.refresh && !refreshed && responseInfo(e)?.status === 401) {
             refreshed = true;
-            if (await auth.refresh(current)) continue;
+            if (await deadline.race(auth.refresh(current))) continue;
           }
           const delay = retry === false ? undefined : retryDelay({ op, request: call.request, error: e, attempt: n++ }, retry ?? {});
           if (delay === undefined) throw e;

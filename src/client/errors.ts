@@ -6,7 +6,7 @@
  */
 
 export type A2AClientErrorCode =
-  /** The call's `timeoutMs` elapsed. */
+  /** The call's `timeoutMs` elapsed, or its signal came from AbortSignal.timeout(). */
   | 'TIMEOUT'
   /** The caller's AbortSignal fired. */
   | 'ABORTED'

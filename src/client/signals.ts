@@ -6,6 +6,22 @@ import { A2AClientError } from './errors.js';
 
 const TIMED_OUT = Symbol('timeout');
 
+/** An AbortSignal.timeout() fired: its reason is a DOMException named TimeoutError. */
+function isTimeoutReason(reason: unknown): boolean {
+  return reason === TIMED_OUT || (reason instanceof Error && reason.name === 'TimeoutError');
+}
+
+/**
+ * What a signal aborted with `reason` means for the call that `error` ended: TIMEOUT for a
+ * deadline's timer or an AbortSignal.timeout(), else ABORTED (`error` itself when it says so).
+ */
+export function abortError(reason: unknown, error: unknown): A2AClientError {
+  if (isTimeoutReason(reason)) {
+    return A2AClientError.is(error, 'TIMEOUT') ? error : new A2AClientError('TIMEOUT', 'The call timed out', { cause: error });
+  }
+  return A2AClientError.is(error, 'ABORTED') ? error : new A2AClientError('ABORTED', 'The call was aborted', { cause: reason ?? error });
+}
+
 /** The calls following one caller signal, behind one 'abort' listener on it. */
 interface Followers {
   calls: Set<() => void>;
@@ -76,12 +92,27 @@ export class Deadline {
 
   /** Turns a failure into TIMEOUT or ABORTED when it happened because this deadline fired. */
   wrap(error: unknown): unknown {
-    if (!this.signal.aborted) return error;
-    const reason: unknown = this.signal.reason;
-    if (reason === TIMED_OUT) {
-      return A2AClientError.is(error, 'TIMEOUT') ? error : new A2AClientError('TIMEOUT', 'The call timed out', { cause: error });
+    return this.signal.aborted ? abortError(this.signal.reason, error) : error;
+  }
+
+  /**
+   * `work`'s result, or TIMEOUT / ABORTED as soon as the deadline fires: for work that does not
+   * take the signal (an auth provider, an interceptor — a hung token endpoint), which is left
+   * to finish on its own.
+   */
+  async race<T>(work: T | Promise<T>): Promise<T> {
+    this.check();
+    let stop = () => {};
+    const fired = new Promise<never>((_resolve, reject) => {
+      const onAbort = () => reject(this.wrap(undefined));
+      this.signal.addEventListener('abort', onAbort, { once: true });
+      stop = () => this.signal.removeEventListener('abort', onAbort);
+    });
+    try {
+      return await Promise.race([work, fired]);
+    } finally {
+      stop();
     }
-    return A2AClientError.is(error, 'ABORTED') ? error : new A2AClientError('ABORTED', 'The call was aborted', { cause: reason ?? error });
   }
 }
 

@@ -250,3 +250,117 @@ describe('API keys', () => {
     });
   }
 });
+
+/** A token endpoint that accepts requests and never answers (a hung OAuth server). */
+async function startHangingServer(): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
+  let requests = 0;
+  const server: Server = createServer(() => {
+    requests++;
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/oauth/token`,
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** How long `promise` takes to settle, and how (it must settle well within `withinMs`). */
+async function settledWithin(promise: Promise<unknown>, withinMs: number): Promise<{ error: unknown; ms: number }> {
+  const started = Date.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stuck = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`still pending after ${withinMs} ms`)), withinMs);
+  });
+  try {
+    await Promise.race([promise, stuck]);
+    return { error: undefined, ms: Date.now() - started };
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith('still pending')) throw error;
+    return { error, ms: Date.now() - started };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('SEC-02 deadlines bound the auth provider and the interceptors (a hung token endpoint)', () => {
+  let server: TestServer;
+  let hanging: Awaited<ReturnType<typeof startHangingServer>>;
+
+  before(async () => {
+    server = await startServer();
+    hanging = await startHangingServer();
+  });
+  after(async () => {
+    await hanging.close();
+    await server.close();
+  });
+
+  const hungOAuth = (extra: { tokenTimeoutMs?: number } = {}) =>
+    oauth2ClientCredentials({ clientId: 'a', clientSecret: 'b', tokenUrl: hanging.url, ...extra });
+
+  test('timeoutMs: TIMEOUT at the deadline while the token request hangs', async () => {
+    const client = await createClient(server.card, { auth: hungOAuth() });
+    const { error, ms } = await settledWithin(client.listTasks({}, { timeoutMs: 300 }), 3000);
+    assert.ok(A2AClientError.is(error, 'TIMEOUT'), String(error));
+    assert.ok(ms < 2000, `${ms} ms`);
+  });
+
+  test('the client-wide timeoutMs too', async () => {
+    const client = await createClient(server.card, { auth: hungOAuth(), timeoutMs: 300 });
+    const { error } = await settledWithin(client.getTask({ id: 'x' }), 3000);
+    assert.ok(A2AClientError.is(error, 'TIMEOUT'), String(error));
+  });
+
+  test('AbortSignal: ABORTED when aborted, TIMEOUT for AbortSignal.timeout()', async () => {
+    const client = await createClient(server.card, { auth: hungOAuth() });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const aborted = await settledWithin(client.listTasks({}, { signal: controller.signal }), 3000);
+    assert.ok(A2AClientError.is(aborted.error, 'ABORTED'), String(aborted.error));
+    const timedOut = await settledWithin(client.listTasks({}, { timeoutMs: 5000, signal: AbortSignal.timeout(300) }), 3000);
+    assert.ok(A2AClientError.is(timedOut.error, 'TIMEOUT'), String(timedOut.error));
+  });
+
+  test('a stream is not opened past its deadline either', async () => {
+    const client = await createClient(server.card, { auth: hungOAuth() });
+    const drain = async () => {
+      for await (const _ of client.streamText('hi', { timeoutMs: 300 })) void _;
+    };
+    const { error } = await settledWithin(drain(), 3000);
+    assert.ok(A2AClientError.is(error, 'TIMEOUT'), String(error));
+  });
+
+  test('the token request has its own limit (tokenTimeoutMs): AUTH, and the next call asks again', async () => {
+    const client = await createClient(server.card, { auth: hungOAuth({ tokenTimeoutMs: 300 }) });
+    const before = hanging.requests();
+    const { error } = await settledWithin(client.listTasks(), 3000);
+    assert.ok(A2AClientError.is(error, 'AUTH') && /did not answer within 300 ms/.test(error.message), String(error));
+    const again = await settledWithin(client.listTasks(), 3000);
+    assert.ok(A2AClientError.is(again.error, 'AUTH'), String(again.error));
+    assert.equal(hanging.requests() - before, 2, 'a new token request, not the hung one shared forever');
+  });
+
+  test('a refresh that hangs after a 401, and a before interceptor that hangs: TIMEOUT', async () => {
+    const stale = await createClient(server.card, {
+      auth: {
+        apply: (call) => void call.headers.set('authorization', 'Bearer stale'),
+        refresh: () => new Promise<boolean>(() => {}),
+      },
+    });
+    const unauthorized = hook(server, async () => jsonResponse(401, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'no' } }));
+    try {
+      const { error } = await settledWithin(stale.listTasks({}, { timeoutMs: 300 }), 3000);
+      assert.ok(A2AClientError.is(error, 'TIMEOUT'), String(error));
+    } finally {
+      unauthorized();
+    }
+    const stuck = await createClient(server.card, { interceptors: [{ before: () => new Promise<void>(() => {}) }] });
+    const { error } = await settledWithin(stuck.getTask({ id: 'x' }, { timeoutMs: 300 }), 3000);
+    assert.ok(A2AClientError.is(error, 'TIMEOUT'), String(error));
+  });
+});
