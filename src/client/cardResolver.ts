@@ -8,6 +8,7 @@
  * carry signatures (the verifier, ../signing/cardSignature.ts, is loaded only then), or always
  * with `verifyCardSignatures: 'require'`.
  */
+import { readCappedResponse } from '../net/cappedRead.js';
 import { isV03CardShape } from '../protocol/cardShape.js';
 import { A2AError } from '../protocol/errors.js';
 import { PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/serviceParams.js';
@@ -15,6 +16,7 @@ import type { AgentCard } from '../protocol/types.js';
 import type { CardVerification, VerifyCardOptions } from '../signing/cardSignature.js';
 import { A2AClientError, CardVerificationError } from './errors.js';
 import { isObject, send } from './http.js';
+import { abortError } from './signals.js';
 import type { FetchLike } from './transport.js';
 
 export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
@@ -117,7 +119,12 @@ export interface ResolveCardOptions {
   onCardVerified?: (result: CardVerification) => void;
   /** Reads a card of another protocol version as a 1.0 card, or undefined (see TransportFactory.readCard); A2A 0.3 cards are read anyway. */
   readCard?: (card: unknown) => Promise<AgentCard | undefined>;
+  /** The largest card read, in bytes (default 1 MiB): a larger one is BAD_CARD, and not downloaded further. */
+  maxCardBytes?: number | undefined;
 }
+
+/** Default `maxCardBytes`: far above any real card, far below what would strain the client. */
+export const DEFAULT_MAX_CARD_BYTES = 1024 * 1024;
 
 /** Translated cards (A2A 0.3) → the card as the agent served it. */
 const RAW_CARDS = new WeakMap<AgentCard, unknown>();
@@ -222,9 +229,18 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
     return verifiedFromCache(cached.card, { ...options, cardUrl: url }, source);
   }
   if (!res.ok) throw new A2AClientError('BAD_CARD', `No agent card at ${url} (HTTP ${res.status})`, { status: res.status });
+  const maxBytes = options.maxCardBytes ?? DEFAULT_MAX_CARD_BYTES;
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readCappedResponse(res, maxBytes);
+  } catch (error) {
+    if (options.signal?.aborted) throw abortError(options.signal.reason, error);
+    throw new A2AClientError('NETWORK', `${source} could not be read`, { cause: error, status: res.status });
+  }
+  if (!bytes) throw new A2AClientError('BAD_CARD', `${source}: card too large (more than ${maxBytes} bytes)`, { status: res.status });
   let body: unknown;
   try {
-    body = JSON.parse(await res.text());
+    body = JSON.parse(new TextDecoder().decode(bytes));
   } catch (error) {
     throw new A2AClientError('BAD_CARD', `${source} is not JSON`, { cause: error, status: res.status });
   }

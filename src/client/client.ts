@@ -79,6 +79,8 @@ export interface ClientOptions {
   cardVerification?: CardVerificationOptions;
   /** Aborts card resolution. */
   signal?: AbortSignal;
+  /** The largest agent card read, in bytes (default 1 MiB); a larger one is BAD_CARD. */
+  maxCardBytes?: number;
 }
 
 export type SendOptions = Omit<MessageInput, 'text'> &
@@ -133,6 +135,7 @@ async function fetchCard(source: string | URL, options: ClientOptions & { fetch:
       verifyCardSignatures: options.verifyCardSignatures,
       cardVerification: options.cardVerification,
       readCard: cardReader(options),
+      maxCardBytes: options.maxCardBytes,
     });
   } catch (error) {
     throw deadline.wrap(error);

@@ -8,6 +8,7 @@ import { ERROR_TABLE } from '../protocol/errorTable.js';
 import type { A2AErrorReason } from '../protocol/errors.js';
 import type { StreamResponse } from '../protocol/types.js';
 import { A2AClientError, withResponse } from './errors.js';
+import { abortError } from './signals.js';
 import { readSse, SseParser, type SseEvent, type SseParserOptions } from './sse.js';
 import type { FetchLike, StreamItem, TransportCall } from './transport.js';
 
@@ -15,6 +16,8 @@ export async function send(fetch: FetchLike, url: string, init: RequestInit): Pr
   try {
     return await fetch(url, init);
   } catch (error) {
+    // An aborted signal is not a network failure: TIMEOUT for AbortSignal.timeout(), else ABORTED.
+    if (init.signal?.aborted) throw abortError(init.signal.reason, error);
     throw new A2AClientError('NETWORK', `Could not reach ${url}`, { cause: error });
   }
 }

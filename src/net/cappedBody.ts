@@ -1,38 +1,10 @@
 /**
- * Reading bodies with a byte cap, and fetching small JSON documents (JWKS, discovery) with a cap,
- * a time limit and no redirects. Runtime-neutral (WHATWG fetch and streams only, no `node:*`),
- * so the server core, the authenticator and the card verifier share it on every runtime; the
- * Node-only SSRF-guarded fetch is ./guardedFetch.ts.
+ * Fetching small JSON documents (JWKS, discovery) with a byte cap, a time limit and no
+ * redirects. Runtime-neutral (WHATWG fetch and streams only, no `node:*`), so the server core,
+ * the authenticator and the card verifier share it on every runtime; the Node-only
+ * SSRF-guarded fetch is ./guardedFetch.ts. The capped reading itself is ./cappedRead.ts.
  */
-
-/**
- * The bytes of `body`, or `undefined` as soon as more than `maxBytes` arrive: the stream is then
- * cancelled, so a body that never ends (or a huge one) is not read any further. Read errors
- * (the peer went away, the signal fired) are thrown as they are.
- */
-export async function readCappedBytes(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return all;
-}
+import { readCappedResponse } from './cappedRead.js';
 
 /** The caller's signal and the deadline as one signal (AbortSignal.any is Node >= 20.3). */
 export function deadlineSignal(timeoutMs: number, caller: AbortSignal | undefined): AbortSignal {
@@ -83,12 +55,7 @@ export async function fetchCappedJson(url: string, request: CappedJsonRequest): 
     await res.body?.cancel().catch(() => undefined);
     throw new Error(`GET ${redact(url)} answered HTTP ${res.status}`);
   }
-  const tooLarge = new Error(`GET ${redact(url)}: document larger than ${request.maxBytes} bytes`);
-  if (Number(res.headers.get('content-length') ?? 0) > request.maxBytes) {
-    await res.body?.cancel().catch(() => undefined);
-    throw tooLarge;
-  }
-  const bytes = await readCappedBytes(res.body, request.maxBytes);
-  if (!bytes) throw tooLarge;
+  const bytes = await readCappedResponse(res, request.maxBytes);
+  if (!bytes) throw new Error(`GET ${redact(url)}: document larger than ${request.maxBytes} bytes`);
   return JSON.parse(new TextDecoder().decode(bytes)) as unknown;
 }

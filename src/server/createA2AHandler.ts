@@ -8,7 +8,7 @@ import { createAuthenticator } from '../auth/authenticator.js';
 import { BindingContext } from '../bindings/bindingContext.js';
 import { handleJsonRpc } from '../bindings/jsonrpc/server.js';
 import { handleRest } from '../bindings/rest/server.js';
-import { readCappedBytes } from '../net/cappedBody.js';
+import { readCappedBytes } from '../net/cappedRead.js';
 import { PayloadTooLargeError } from '../protocol/errors.js';
 import { PROTOCOL_VERSION } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';

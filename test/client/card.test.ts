@@ -5,6 +5,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   A2AClientError,
   CardCache,
@@ -91,6 +93,93 @@ describe('card resolution and caching', () => {
       undo();
     }
     await assert.rejects(createClient({ name: 'x' } as unknown as AgentCard), (e: unknown) => A2AClientError.is(e, 'BAD_CARD'));
+  });
+});
+
+/**
+ * A raw card server: `/stall` never answers; `/endless` streams a card body that never ends
+ * (chunked, no Content-Length); `/announced` announces 200 MB and then sends nothing more;
+ * `/card` serves `card`. Counts the bytes of the endless body written.
+ */
+async function startRawCardServer(card: AgentCard) {
+  const state = { endlessBytes: 0 };
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path.startsWith('/stall')) return;
+    if (path.startsWith('/endless')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      res.write('{"name":"x","padding":"');
+      const pump = () => {
+        while (!res.destroyed && state.endlessBytes < 1024 * 1024 * 1024) {
+          state.endlessBytes += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+      };
+      pump();
+      return;
+    }
+    if (path.startsWith('/announced')) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(200 * 1024 * 1024) });
+      res.write('{"name":"x",');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    state,
+    url: (path: string) => `${base}${path}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('R16 CARD-02 the card is read with a size limit, and aborts are reported as such', () => {
+  let agent: TestServer;
+  let raw: Awaited<ReturnType<typeof startRawCardServer>>;
+  before(async () => {
+    agent = await startServer();
+    raw = await startRawCardServer(agent.card);
+  });
+  after(async () => {
+    await raw.close();
+    await agent.close();
+  });
+
+  const tooLarge = (max: number) => (e: unknown) => A2AClientError.is(e, 'BAD_CARD') && e.message.includes(`card too large (more than ${max} bytes)`);
+
+  test('a body without Content-Length that never ends: BAD_CARD past 1 MiB, the download stopped', { timeout: 20_000 }, async () => {
+    await assert.rejects(resolveCard(raw.url('/endless/card.json'), { cache: false }), tooLarge(1024 * 1024));
+    await assert.rejects(createClient(raw.url('/endless/card.json'), { cardCache: false, maxCardBytes: 100_000 }), tooLarge(100_000));
+    const written = raw.state.endlessBytes;
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(raw.state.endlessBytes < 64 * 1024 * 1024, `the server wrote ${raw.state.endlessBytes} bytes`);
+    assert.ok(raw.state.endlessBytes - written < 8 * 1024 * 1024, 'the client stopped reading');
+  });
+
+  test('a Content-Length beyond the limit: BAD_CARD before reading the body', { timeout: 20_000 }, async () => {
+    await assert.rejects(resolveCard(raw.url('/announced/card.json'), { cache: false }), tooLarge(1024 * 1024));
+  });
+
+  test('maxCardBytes: a real card over a small limit is refused, under the default it is read', async () => {
+    await assert.rejects(resolveCard(raw.url('/card.json'), { cache: false, maxCardBytes: 100 }), tooLarge(100));
+    const card = await resolveCard(raw.url('/card.json'), { cache: false });
+    assert.equal(card.name, agent.card.name);
+  });
+
+  test('resolveCard({ signal }) on a server that never answers: TIMEOUT for AbortSignal.timeout(), ABORTED for an abort', { timeout: 20_000 }, async () => {
+    await assert.rejects(resolveCard(raw.url('/stall/card.json'), { cache: false, signal: AbortSignal.timeout(200) }), (e: unknown) => A2AClientError.is(e, 'TIMEOUT'));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    await assert.rejects(resolveCard(raw.url('/stall/card.json'), { cache: false, signal: controller.signal }), (e: unknown) => A2AClientError.is(e, 'ABORTED'));
+    // Aborted while the body arrives (the headers came): the same.
+    await assert.rejects(resolveCard(raw.url('/announced/card.json'), { cache: false, signal: AbortSignal.timeout(200), maxCardBytes: 1e9 }), (e: unknown) => A2AClientError.is(e, 'TIMEOUT'));
+    await assert.rejects(createClient(raw.url('/stall/card.json'), { cardCache: false, timeoutMs: 200 }), (e: unknown) => A2AClientError.is(e, 'TIMEOUT'));
   });
 });
 
