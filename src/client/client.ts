@@ -123,8 +123,8 @@ export async function createClient(agent: string | URL | AgentCard | V03AgentCar
   return new A2AClient({ card, agentInterface, transport, options, fetch, cardSource });
 }
 
-/** resolveCard under the client's options, with aborts and timeouts reported as such. */
-async function fetchCard(source: string | URL, options: ClientOptions & { fetch: FetchLike }): Promise<AgentCard> {
+/** resolveCard under the client's options, with aborts and timeouts reported as such (also `a2a card`'s). */
+export async function fetchCard(source: string | URL, options: ClientOptions & { fetch: FetchLike }): Promise<AgentCard> {
   const deadline = new Deadline(options.signal, options.timeoutMs);
   try {
     return await resolveCard(source, {

@@ -92,6 +92,21 @@ describe('a2a card', { concurrency: 3 }, () => {
     assert.deepEqual([error.type, error.code, error.status], ['client', 'BAD_CARD', 404]);
     assert.match(r.stderr, /^a2a card: client error: BAD_CARD: No agent card at \S+ \(HTTP 404\)$/m);
   });
+
+  test('--timeout against a server that never answers → exit 4 TIMEOUT (as a2a get), not NETWORK', async () => {
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const r = await a2a('card', `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`, '--timeout', '300', '--json');
+      assert.equal(r.code, 4, r.stderr);
+      assert.equal(json<{ error: { code: string } }>(r.stdout).error.code, 'TIMEOUT');
+      assert.match(r.stderr, /^a2a card: client error: TIMEOUT: The call timed out$/m);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  });
 });
 
 describe('a2a send', { concurrency: 3 }, () => {

@@ -27,6 +27,17 @@ describe('a2a against an A2A 0.3 agent', () => {
     assert.deepEqual(sdk.requests, [], 'nothing reached the agent');
   });
 
+  test('VER-05 card --json prints the card as received: the 0.3 JSON, not its 1.0 translation (--verify --json too)', async () => {
+    const served = (await (await fetch(`${sdk.url}/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
+    assert.equal(typeof served.url, 'string', 'a 0.3 card');
+    const r = await runToExit(['card', sdk.url, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), served);
+    const v = await runToExit(['card', sdk.url, '--verify', '--json']);
+    assert.equal(v.code, 0, v.stderr);
+    assert.deepEqual((JSON.parse(v.stdout) as { card: unknown }).card, served);
+  });
+
   test('an error the 0.3 agent sends is still "the agent answered"', async () => {
     const r = await runToExit(['get', sdk.url, 'no-such-task']);
     assert.equal(r.code, 3, r.stderr);

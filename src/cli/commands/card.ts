@@ -1,7 +1,7 @@
 /** `a2a card`: an agent's Agent Card, pretty or raw, and its signature checked (--verify). */
 import { parseArgs } from 'node:util';
-import { cardUrlFor, rawCardOf, resolveCard } from '../../client/cardResolver.js';
-import { BUILTIN_TRANSPORTS } from '../../client/client.js';
+import { cardUrlFor, rawCardOf } from '../../client/cardResolver.js';
+import { BUILTIN_TRANSPORTS, fetchCard } from '../../client/client.js';
 import { selectInterface, type TransportFactory } from '../../client/transport.js';
 import type { AgentCard } from '../../protocol/types.js';
 import { CLIENT_OPTIONS, CONNECTION_OPTIONS_HELP, bindingOf, exitCodesHelp, checkClientFlags, createCli, httpOptions, intOption, positionalsOf, runCommand } from '../cli.js';
@@ -82,18 +82,20 @@ export async function cardCommand(argv: string[]): Promise<number> {
   const cli = createCli('card', values);
   return runCommand(cli, async () => {
     const { headers, fetch } = httpOptions(cli, values);
-    const card = await resolveCard(url, {
-      cache: false,
+    // Fetched as createClient does (--timeout: TIMEOUT); a 0.3 agent's card is read as every command sees it.
+    const card = await fetchCard(url, {
+      cardCache: false,
       headers,
       // Shown as received; --verify checks it below and reports rather than throws.
       verifyCardSignatures: 'off',
-      // A 0.3 agent's card is read (shown translated to 1.0) by resolveCard itself, as every command sees it.
-      ...(fetch ? { fetch } : {}),
-      ...(timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
+      fetch: fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      ...(timeoutMs ? { timeoutMs } : {}),
     });
+    // The card as served: the 0.3 JSON behind a translated card, signatures included.
+    const received = rawCardOf(card);
     const verification = verify
-      ? // Over the card as served (the 0.3 JSON behind a translated card, signatures included), as resolveCard verifies.
-        await verifyCard(rawCardOf(card), {
+      ? // Over the card as served, as resolveCard verifies.
+        await verifyCard(received, {
           jwks: values.jwks,
           require: values['require-signature'],
           allowPrivate: values['allow-private-jwks'],
@@ -103,7 +105,8 @@ export async function cardCommand(argv: string[]): Promise<number> {
         })
       : undefined;
     const failed = verification !== undefined && !verification.verified && (verification.reason !== 'unsigned' || values['require-signature']);
-    if (cli.json) cli.out(`${JSON.stringify(verification ? { verification, card } : card, null, 2)}\n`);
+    // --json: the card as received, not its 1.0 translation.
+    if (cli.json) cli.out(`${JSON.stringify(verification ? { verification, card: received } : received, null, 2)}\n`);
     else cli.out(renderCard(card, { style: cli.style, selectedUrl: selectedUrl(card, binding) }));
     if (verification && !cli.json) {
       const { style } = cli;
