@@ -1,5 +1,6 @@
 /** The `a2a` command line. Commands are loaded on use, so calling an agent never loads the server. */
 import { isUsageError, reportOf } from './errors.js';
+import { UsageError } from './usage.js';
 import { usageText } from './usageText.js';
 
 const HELP = `Usage: a2a <command> [options]
@@ -105,8 +106,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!load) {
-    process.stderr.write(`a2a: unknown command "${name}"\nsee a2a --help\n`);
-    return 2;
+    const problem = name.startsWith('-') ? `missing <command> (options go after it: a2a <command> ${name})` : `unknown command "${name}"`;
+    return reportFailure('a2a', { error: new UsageError(problem), args: argv });
   }
   const command = await load();
   try {
@@ -114,14 +115,19 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // Commands report their own failures; what arrives here is a usage error, a setup mistake
     // (CliError) or a bug.
-    const usage = isUsageError(error);
-    const report = reportOf(error);
-    if (usage) report.message = usageText(error);
-    if (wantsJson(rest)) process.stdout.write(`${JSON.stringify({ error: report })}\n`);
-    process.stderr.write(`a2a ${name}: ${report.message}\n`);
-    if (usage) process.stderr.write(`see a2a ${name} --help\n`);
-    return report.exitCode;
+    return reportFailure(`a2a ${name}`, { error, args: rest });
   }
+}
+
+/** A failure on stderr (usage errors with "see … --help") and, with --json, as {"error": …} on stdout; its exit code. */
+function reportFailure(prefix: string, { error, args }: { error: unknown; args: string[] }): number {
+  const usage = isUsageError(error);
+  const report = reportOf(error);
+  if (usage) report.message = usageText(error);
+  if (wantsJson(args)) process.stdout.write(`${JSON.stringify({ error: report })}\n`);
+  process.stderr.write(`${prefix}: ${report.message}\n`);
+  if (usage) process.stderr.write(`see ${prefix} --help\n`);
+  return report.exitCode;
 }
 
 /** --json among the options (not after "--", where it would be text). */

@@ -358,6 +358,19 @@ describe('errors and exit codes', { concurrency: 3 }, () => {
     assert.equal(text.stdout, '', 'a --json after "--" is text, not the option');
   });
 
+  test('with --json an unknown command, or none, is the JSON usage error on stdout too', async () => {
+    for (const [args, message] of [
+      [['frobnicate', '--json'], 'unknown command "frobnicate"'],
+      [['--json'], 'missing <command> (options go after it: a2a <command> --json)'],
+    ] as const) {
+      const r = await a2a(...args);
+      assert.equal(r.code, 2, r.stderr);
+      const { error } = json<{ error: { type: string; message: string; exitCode: number } }>(r.stdout);
+      assert.deepEqual(error, { type: 'usage', message, exitCode: 2 }, args.join(' '));
+      assert.equal(r.stderr, `a2a: ${message}\nsee a2a --help\n`);
+    }
+  });
+
   test('a2a card --help lists exit code 6 (signature not verified)', async () => {
     const r = await a2a('card', '--help');
     assert.match(r.stdout, /Exit codes: .*\n.*,\n6 card signature not verified \(--verify\)/);

@@ -135,7 +135,7 @@ describe('a2a webhook listen', () => {
     assert.match(proc.stderr, /401 .*missing Authorization/);
   });
 
-  test('usage: subcommands, bad secrets and options exit 2; secret prints a new whsec_ secret; --help', async () => {
+  test('usage: subcommands, bad secrets and options exit 2; secret prints a new whsec_ secret (--json: {"secret"}); --help', async () => {
     const none = await runToExit(['webhook']);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /missing <subcommand>/);
@@ -149,6 +149,10 @@ describe('a2a webhook listen', () => {
     const secret = await runToExit(['webhook', 'secret']);
     assert.equal(secret.code, 0);
     assert.match(secret.stdout, /^whsec_[A-Za-z0-9+/]{32}\n$/);
+    // --json is JSON like every other command's output.
+    const secretJson = await runToExit(['webhook', 'secret', '--json']);
+    assert.equal(secretJson.code, 0);
+    assert.match((JSON.parse(secretJson.stdout) as { secret: string }).secret, /^whsec_[A-Za-z0-9+/]{32}$/);
     const help = await runToExit(['webhook', '--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /Usage: a2a webhook listen/);

@@ -14,7 +14,7 @@ import { styledState, textOf } from '../render/parts.js';
 import { UsageError } from '../usage.js';
 
 export const webhookHelp = `Usage: a2a webhook listen [options]
-       a2a webhook secret
+       a2a webhook secret [--json]
 
 listen: an HTTP server for an agent's push notifications. Each POST is checked (signature,
 token, Authorization, as asked below; 401 when one does not match), its body decoded as an
@@ -23,7 +23,8 @@ or with --json a JSON line {"id","seq","taskId","event","duplicate","verified"}.
 whose webhook-id was already received (a retry) is answered 204 and printed as a duplicate.
 Stops on Ctrl+C (exit 0), or after --count deliveries.
 
-secret: print a new signing secret (whsec_…) for the server's configuration and --secret.
+secret: print a new signing secret (whsec_…) for the server's configuration and --secret
+(with --json: {"secret": "whsec_…"}).
 
 Options:
   --port N           port (default 9090; 0 picks a free one, printed at start)
@@ -88,7 +89,8 @@ export async function webhookCommand(argv: string[]): Promise<number> {
   if (sub === undefined) throw new UsageError('missing <subcommand>: listen or secret');
   if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
   if (sub === 'secret') {
-    process.stdout.write(`${generateWebhookSecret()}\n`);
+    const secret = generateWebhookSecret();
+    process.stdout.write(values.json ? `${JSON.stringify({ secret })}\n` : `${secret}\n`);
     return 0;
   }
   if (sub !== 'listen') throw new UsageError(`unknown subcommand "${sub}" (listen or secret)`);
