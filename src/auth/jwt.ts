@@ -6,7 +6,8 @@
  */
 import { createLocalJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { InternalError } from '../protocol/errors.js';
-import { fetchCappedJson, redact } from '../net/cappedBody.js';
+import { fetchCappedJson } from '../net/cappedBody.js';
+import { redactUrl } from '../net/redactUrl.js';
 import type { JsonFetcher, JwtVerifierConfig, VerifiedIdentity } from './authConfig.js';
 
 /** A credential the server does not accept; `description` is safe to send (error_description). */
@@ -83,7 +84,7 @@ export class RemoteKeySet {
         this.fetchedAt = Date.now() - this.options.cacheMs + this.options.cooldownMs;
         return;
       }
-      const cause = new Error(`JWKS ${url ? redact(url) : '(discovery)'}: ${error instanceof Error ? error.message : String(error)}`);
+      const cause = new Error(`JWKS ${url ? redactUrl(url) : '(discovery)'}: ${error instanceof Error ? error.message : String(error)}`);
       this.failure = { cause, at: Date.now() };
       throw unavailable(cause);
     }
@@ -108,7 +109,7 @@ export function discovery(url: string, fetchJson: JsonFetcher, cooldownMs: numbe
     }
     pending ??= (async () => {
       const doc = (await fetchJson(url)) as { issuer?: unknown; jwks_uri?: unknown } | null;
-      if (typeof doc?.jwks_uri !== 'string') throw new Error(`${redact(url)} has no jwks_uri`);
+      if (typeof doc?.jwks_uri !== 'string') throw new Error(`${redactUrl(url)} has no jwks_uri`);
       return { jwksUri: doc.jwks_uri, ...(typeof doc.issuer === 'string' ? { issuer: doc.issuer } : {}) };
     })();
     pending.catch(() => {

@@ -5,7 +5,7 @@
 import { guardedFetch } from '../net/guardedFetch.js';
 import type { SsrfOptions } from '../net/ssrfGuard.js';
 import type { JsonFetcher } from './authConfig.js';
-import { redact } from '../net/cappedBody.js';
+import { redactUrl } from '../net/redactUrl.js';
 
 const MAX_BYTES = 1024 * 1024;
 
@@ -18,8 +18,8 @@ export function nodeJsonFetcher(options: { ssrf?: SsrfOptions; ca?: string | Buf
       ...(options.ssrf ? { ssrf: options.ssrf } : {}),
       ...(options.ca !== undefined ? { ca: options.ca } : {}),
     });
-    if (res.truncated) throw new Error(`GET ${redact(url)}: document larger than ${MAX_BYTES} bytes`);
-    if (res.status < 200 || res.status > 299) throw new Error(`GET ${redact(url)} answered HTTP ${res.status}`);
+    if (res.truncated) throw new Error(`GET ${redactUrl(url)}: document larger than ${MAX_BYTES} bytes`);
+    if (res.status < 200 || res.status > 299) throw new Error(`GET ${redactUrl(url)} answered HTTP ${res.status}`);
     return JSON.parse(res.body.toString('utf8')) as unknown;
   };
 }

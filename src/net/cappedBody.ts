@@ -5,6 +5,7 @@
  * SSRF-guarded fetch is ./guardedFetch.ts. The capped reading itself is ./cappedRead.ts.
  */
 import { readCappedResponse } from './cappedRead.js';
+import { redactUrl } from './redactUrl.js';
 
 /** The caller's signal and the deadline as one signal (AbortSignal.any is Node >= 20.3). */
 export function deadlineSignal(timeoutMs: number, caller: AbortSignal | undefined): AbortSignal {
@@ -23,16 +24,6 @@ export function deadlineSignal(timeoutMs: number, caller: AbortSignal | undefine
   return controller.signal;
 }
 
-/** A URL for messages: no userinfo, query or fragment. */
-export function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
-}
-
 export interface CappedJsonRequest {
   /** Largest body read; past it the download is aborted and the fetch fails. */
   maxBytes: number;
@@ -46,16 +37,16 @@ export interface CappedJsonRequest {
 /**
  * GET `url` with the runtime's fetch: no redirects, `timeoutMs` for everything, the body
  * streamed up to `maxBytes` (aborted beyond), a 2xx status, then JSON. Errors name the URL
- * without its query or userinfo.
+ * redacted (./redactUrl.ts).
  */
 export async function fetchCappedJson(url: string, request: CappedJsonRequest): Promise<unknown> {
   const signal = deadlineSignal(request.timeoutMs, request.signal);
   const res = await fetch(url, { headers: { accept: request.accept }, redirect: 'error', signal });
   if (res.status < 200 || res.status > 299) {
     await res.body?.cancel().catch(() => undefined);
-    throw new Error(`GET ${redact(url)} answered HTTP ${res.status}`);
+    throw new Error(`GET ${redactUrl(url)} answered HTTP ${res.status}`);
   }
   const bytes = await readCappedResponse(res, request.maxBytes);
-  if (!bytes) throw new Error(`GET ${redact(url)}: document larger than ${request.maxBytes} bytes`);
+  if (!bytes) throw new Error(`GET ${redactUrl(url)}: document larger than ${request.maxBytes} bytes`);
   return JSON.parse(new TextDecoder().decode(bytes)) as unknown;
 }

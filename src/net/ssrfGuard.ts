@@ -7,10 +7,13 @@
  */
 import { isIP } from 'node:net';
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { redactUrl } from './redactUrl.js';
+
+export { redactUrl };
 
 export type SsrfBlockReason = 'url' | 'scheme' | 'userinfo' | 'address' | 'resolve' | 'host';
 
-/** A URL the guard refuses. `url` is redacted: no userinfo, no query, no fragment. */
+/** A URL the guard refuses. `url` is redacted (scheme, host and port only: ./redactUrl.ts). */
 export class SsrfBlockedError extends Error {
   override readonly name = 'SsrfBlockedError';
   readonly reason: SsrfBlockReason;
@@ -178,17 +181,6 @@ export function isPublicAddress(ip: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // URL vetting
 // ---------------------------------------------------------------------------------------------
-
-/** The URL without userinfo, query or fragment, safe for errors and logs. */
-export function redactUrl(url: string | URL): string {
-  if (url instanceof URL) return `${url.protocol}//${url.host}${url.pathname}`;
-  try {
-    return redactUrl(new URL(url));
-  } catch {
-    // Unparsable: no telling where credentials might hide, so echo none of it.
-    return '(unparsable URL)';
-  }
-}
 
 function blocked(reason: SsrfBlockReason, url: string | URL, detail: string): SsrfBlockedError {
   return new SsrfBlockedError({ reason, url: redactUrl(url), detail });

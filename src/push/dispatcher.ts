@@ -6,6 +6,7 @@
  * dispatchers (instances) may share a store: claims are exclusive until their lock expires.
  */
 import { guardedFetch } from '../net/guardedFetch.js';
+import { redactUrl } from '../net/redactUrl.js';
 import type { Task } from '../protocol/types.js';
 import { SsrfBlockedError, type SsrfOptions } from '../net/ssrfGuard.js';
 import type { DeliveryKey, PushDelivery, PushStore } from '../server/stores/pushStore.js';
@@ -40,6 +41,7 @@ export interface DispatcherOptions {
 }
 
 export interface DeliveryReport extends DeliveryKey {
+  /** The webhook URL, redacted (scheme://host[:port]/…, ../net/redactUrl.ts). */
   url: string;
   attempts: number;
   verdict: Verdict;
@@ -178,7 +180,7 @@ export class PushDispatcher {
     } catch (error) {
       this.options.onError?.(error);
     }
-    this.options.onDelivery?.({ tenant: delivery.tenant, taskId: delivery.taskId, configId: delivery.configId, seq: delivery.seq, url: redact(url), attempts, verdict });
+    this.options.onDelivery?.({ tenant: delivery.tenant, taskId: delivery.taskId, configId: delivery.configId, seq: delivery.seq, url: redactUrl(url), attempts, verdict });
   }
 
   private async send(delivery: PushDelivery, config: PushDelivery['config']): Promise<AttemptResult> {
@@ -231,16 +233,6 @@ function hostOf(url: string): string {
     return new URL(url).host;
   } catch {
     return url;
-  }
-}
-
-/** The URL without userinfo, query or fragment: safe to report. */
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '(invalid url)';
   }
 }
 

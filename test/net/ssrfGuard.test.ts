@@ -190,9 +190,20 @@ test('vetUrl: localhost names and non-public literals (in every spelling the URL
   assert.doesNotThrow(() => vetUrl('http://notlocalhost.example/'));
 });
 
-test('redactUrl drops userinfo, query and fragment', () => {
-  assert.equal(redactUrl('https://u:p@example.com:8443/a/b?x=1#f'), 'https://example.com:8443/a/b');
-  assert.equal(redactUrl(new URL('http://example.com/?k=v')), 'http://example.com/');
+test('R23 redactUrl keeps scheme, host and port only: userinfo, path, query and fragment may be secrets', () => {
+  assert.equal(redactUrl('https://u:p@example.com:8443/a/b?x=1#f'), 'https://example.com:8443/…');
+  assert.equal(redactUrl(new URL('http://example.com/?k=v')), 'http://example.com/…');
+  assert.equal(redactUrl('https://hooks.slack.com/services/T000/B000/XXXXsecretXXXX'), 'https://hooks.slack.com/…');
+  assert.equal(redactUrl('https://discord.com/api/webhooks/123/tok3n'), 'https://discord.com/…');
+  assert.equal(redactUrl('http://[::1]:9090/'), 'http://[::1]:9090/');
+  assert.equal(redactUrl('not a url /secret'), '(unparsable URL)');
+});
+
+test('R23 the SSRF guard names a refused URL without its path', () => {
+  assert.throws(
+    () => vetUrl('http://127.0.0.1:9/services/T000/B000/XXXXsecretXXXX'),
+    (error: unknown) => error instanceof SsrfBlockedError && !error.message.includes('secret') && error.url === 'http://127.0.0.1:9/…',
+  );
 });
 
 function resolver(answers: Array<{ address: string; family: 4 | 6 }>): LookupAll {

@@ -242,13 +242,16 @@ describe('push delivery', () => {
     }
   });
 
-  test('R23 push secrets never reach reports or server errors', async () => {
+  test('R23 push secrets, the capability path of the URL included, never reach reports or server errors', async () => {
     const e = await env();
     const r = await receiver((_req, n) => (n <= 2 ? 500 : 200));
-    await sendWithWebhook(e, 'hi', r.url);
+    const pathSecret = 'p4th-s3cr3t-value';
+    await sendWithWebhook(e, 'hi', `${r.url}/services/T0/B0/${pathSecret}?q=qu3ry-s3cr3t`);
     await untilCompleted(r);
     const text = JSON.stringify(e.reports) + e.server.errors.map(String).join('\n');
-    assert.doesNotMatch(text, new RegExp(`${SECRET_TOKEN}|${SECRET_CREDENTIALS}`));
+    assert.doesNotMatch(text, new RegExp(`${SECRET_TOKEN}|${SECRET_CREDENTIALS}|${pathSecret}|qu3ry-s3cr3t`));
+    assert.ok(e.reports.length >= 3);
+    for (const report of e.reports) assert.equal(report.url, `${new URL(r.url).origin}/…`);
   });
 });
 

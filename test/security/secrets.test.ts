@@ -205,9 +205,10 @@ describe('R23 no secret reaches the logs or an error body (a2a serve as a child 
   });
 });
 
-describe('R23 a webhook URL with a secret in its query is not logged in full', () => {
-  test('a2a serve logs failed deliveries without the URL query', async () => {
+describe('R23 a webhook URL with a secret in its path or query is not logged in full', () => {
+  test('a2a serve logs failed deliveries without the URL path and query', async () => {
     const secret = tag('urlsecret');
+    const pathSecret = tag('pathsecret');
     const hook = await startReceiver({ respond: () => 503 });
     const p = runA2A(['serve', '--port', '0', '--json', '--store', 'memory', '--allow-private-webhooks', '--push-max-attempts', '1'], {});
     try {
@@ -215,7 +216,7 @@ describe('R23 a webhook URL with a secret in its query is not logged in full', (
       const res = await fetch(u.jsonrpc, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { ...{ message: { messageId: tag('m'), role: 'ROLE_USER', parts: [{ text: 'hi' }] } }, configuration: { taskPushNotificationConfig: { url: `${hook.url}?sig=${secret}` } } } }),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { ...{ message: { messageId: tag('m'), role: 'ROLE_USER', parts: [{ text: 'hi' }] } }, configuration: { taskPushNotificationConfig: { url: `${hook.url}/services/T0/${pathSecret}?sig=${secret}` } } } }),
       });
       assert.equal(res.status, 200);
       await hook.waitFor(1, 5000);
@@ -227,6 +228,8 @@ describe('R23 a webhook URL with a secret in its query is not logged in full', (
     }
     assert.match(p.stderr, /push to/);
     assert.equal(p.stderr.includes(secret), false, p.stderr);
+    assert.equal(p.stderr.includes(pathSecret), false, p.stderr);
+    assert.ok(p.stderr.includes(`push to ${new URL(hook.url).origin}/…`), p.stderr);
   });
 });
 
