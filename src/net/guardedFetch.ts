@@ -3,7 +3,9 @@
  * vets the URL and every resolved address (./ssrfGuard.ts), connects only to the vetted address
  * (TLS servername and Host stay the original hostname), never follows redirects (a 3xx is
  * returned as a response), caps the response body (default 64 KiB, then destroys the socket),
- * and puts one deadline (default 10 s) over DNS, connect, headers and body.
+ * and puts one deadline (default 10 s) over DNS, connect, headers and body. A caller that decides
+ * on the status alone (webhook deliveries) asks for `statusOnly`: the answer is then final when
+ * its headers arrive, however slowly (or never) its body follows.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -23,6 +25,12 @@ export interface GuardedRequest {
   /** Response body cap (default 64 KiB); past it reading stops and `truncated` is true. */
   maxResponseBytes?: number;
   signal?: AbortSignal;
+  /**
+   * Settle as soon as the status line and headers arrive: the body is not read (the connection
+   * is closed), `body` is empty and `truncated` is true. The deadline then covers DNS, connect
+   * and headers only.
+   */
+  statusOnly?: boolean;
   ssrf?: SsrfOptions;
   /** Extra trust anchors for https (private CAs, tests). The system store stays in use otherwise. */
   ca?: string | Buffer | Array<string | Buffer>;
@@ -32,6 +40,7 @@ export interface GuardedResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
+  /** The body was not read to its end: past `maxResponseBytes`, or not at all (`statusOnly`). */
   truncated: boolean;
 }
 
@@ -135,6 +144,11 @@ export async function guardedFetch(url: string, request: GuardedRequest = {}): P
 
     req.on('error', (error) => finish({ error }));
     req.on('response', (res) => {
+      if (request.statusOnly) {
+        finish({ response: { status: res.statusCode ?? 0, headers: { ...res.headers }, body: Buffer.alloc(0), truncated: true } });
+        req.destroy();
+        return;
+      }
       const chunks: Buffer[] = [];
       let received = 0;
       const done = (truncated: boolean): void =>

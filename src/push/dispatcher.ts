@@ -26,8 +26,6 @@ export interface DispatcherOptions {
   signingSecrets?: string[];
   /** Per attempt: connect + response (default 10 s, R12). */
   timeoutMs?: number;
-  /** Most response bytes read (default 64 KiB, R12). */
-  maxResponseBytes?: number;
   /** Deliveries in flight at once (default 32). */
   concurrency?: number;
   /** Deliveries in flight per webhook host (default 4, R12). */
@@ -193,7 +191,8 @@ export class PushDispatcher {
         headers,
         body,
         timeoutMs: this.options.timeoutMs ?? 10_000,
-        maxResponseBytes: this.options.maxResponseBytes ?? 64 * 1024,
+        // PUSHD-05: a 2xx acknowledges receipt, whatever the body does after the headers.
+        statusOnly: true,
         ssrf: this.options.ssrf,
       });
       const retryAfter = res.headers['retry-after'];

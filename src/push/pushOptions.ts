@@ -33,6 +33,10 @@ export interface PushOptions {
   deliver?: boolean;
   retry?: Partial<RetryPolicy>;
   timeoutMs?: number;
+  /**
+   * Ignored: a delivery's outcome is its status line (PUSHD-05), and no response body is read.
+   * @deprecated
+   */
   maxResponseBytes?: number;
   concurrency?: number;
   perHostConcurrency?: number;
@@ -127,7 +131,6 @@ function pick(o: PushOptions): Partial<ConstructorParameters<typeof PushDispatch
   if (o.retry) out.retry = o.retry;
   if (o.signingSecrets) out.signingSecrets = o.signingSecrets;
   if (o.timeoutMs !== undefined) out.timeoutMs = o.timeoutMs;
-  if (o.maxResponseBytes !== undefined) out.maxResponseBytes = o.maxResponseBytes;
   if (o.concurrency !== undefined) out.concurrency = o.concurrency;
   if (o.perHostConcurrency !== undefined) out.perHostConcurrency = o.perHostConcurrency;
   if (o.pollIntervalMs !== undefined) out.pollIntervalMs = o.pollIntervalMs;

@@ -13,6 +13,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { SsrfBlockedError, guardedFetch, type LookupAll } from '../../src/net/index.js';
+import { eventually } from '../support/assertions.js';
 
 // A self-signed certificate for `hook.test` (valid 2020..2119), used as its own CA.
 const TLS_KEY = `-----BEGIN PRIVATE KEY-----
@@ -314,6 +315,25 @@ test('a receiver that writes headers (and a little body) then hangs: times out',
     (e: Error) => e.name === 'TimeoutError',
   );
   assert.ok(elapsedSince(started) < 5000);
+});
+
+test('PUSHD-05 statusOnly: headers then a body that never ends settle with the status at once, truncated, socket dropped', async () => {
+  let closes = 0;
+  const hanging = await track(
+    listenHttp('127.0.0.1', (_req, res) => {
+      res.on('close', () => closes++);
+      res.writeHead(202, { 'retry-after': '7' });
+      res.write('x');
+    }),
+  );
+  const started = Date.now();
+  const res = await guardedFetch(`http://127.0.0.1:${hanging.port}/`, { timeoutMs: 3000, statusOnly: true, ssrf: { allowPrivate: true } });
+  assert.equal(res.status, 202);
+  assert.equal(res.headers['retry-after'], '7');
+  assert.equal(res.truncated, true, 'the body was not read: truncated says so');
+  assert.equal(res.body.length, 0);
+  assert.ok(elapsedSince(started) < 2000, 'not held until the deadline');
+  await eventually(async () => (closes === 1 ? true : undefined), 'the receiver seeing the connection closed');
 });
 
 /** A receiver that streams forever, until its socket closes; `closed` resolves on each close. */

@@ -210,8 +210,32 @@ describe('push delivery', () => {
     assert.equal(target.requests.length, 0);
   });
 
-  test('R12 a receiver streaming forever is cut at the response cap and counts as acknowledged', async () => {
-    const e = await env({ maxResponseBytes: 1024 });
+  test('PUSHD-05 a 2xx whose body never ends is delivered once: not timed out, not retried', async () => {
+    const e = await env({ timeoutMs: 500 });
+    const ids: string[] = [];
+    const hanging = await rawServer((req, res) => {
+      ids.push(String(req.headers['webhook-id']));
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('x'); // and never ends
+    });
+    const taskId = await sendWithWebhook(e, 'stream a story', hanging.url);
+    await eventually(async () => (e.reports.some((x) => x.verdict.action === 'complete' && x.seq >= 5) ? true : undefined), 'the last events to be delivered');
+    await new Promise((resolve) => setTimeout(resolve, 700)); // longer than the timeout: a retry would show
+    assert.deepEqual(
+      e.reports.map((x) => x.verdict.action),
+      e.reports.map(() => 'complete'),
+      JSON.stringify(e.reports.map((x) => x.verdict)),
+    );
+    assert.equal(new Set(ids).size, ids.length, `each event sent once: ${ids.join(' ')}`);
+    assert.deepEqual(
+      e.reports.map((x) => x.seq),
+      e.reports.map((_, i) => i + 1),
+    );
+    assert.deepEqual(await e.store.listDeadLetters('', { taskId }), []);
+  });
+
+  test('R12 a receiver streaming forever counts as acknowledged (its status decides, its body is not read)', async () => {
+    const e = await env();
     let served = 0;
     const endless = await rawServer((_req, res) => {
       served++;
