@@ -31,6 +31,11 @@ export interface GuardedRequest {
    * and headers only.
    */
   statusOnly?: boolean;
+  /**
+   * Told the vetted address before the connection is made; throwing stops the request there
+   * (nothing is sent) and rejects it with that error. Per-destination limits use it.
+   */
+  beforeConnect?: (address: string) => void;
   ssrf?: SsrfOptions;
   /** Extra trust anchors for https (private CAs, tests). The system store stays in use otherwise. */
   ca?: string | Buffer | Array<string | Buffer>;
@@ -95,6 +100,7 @@ export async function guardedFetch(url: string, request: GuardedRequest = {}): P
   const target = vetUrl(url, request.ssrf);
   const signal = deadlineSignal(request.timeoutMs ?? DEFAULT_TIMEOUT_MS, request.signal);
   const { address, family } = await raceAbort(resolveVetted(target, request.ssrf), signal);
+  request.beforeConnect?.(address);
   const maxBytes = Math.max(0, request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
 
   const hostname = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;

@@ -5,6 +5,7 @@
  */
 export {
   SsrfBlockedError,
+  addressBlock,
   isPublicAddress,
   redactUrl,
   resolveVetted,

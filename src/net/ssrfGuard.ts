@@ -178,6 +178,21 @@ export function isPublicAddress(ip: string): boolean {
   return false;
 }
 
+/**
+ * What one party is taken to hold, for per-destination limits: an IPv4 address itself (also
+ * when written IPv4-mapped), the /64 of an IPv6 address (the least a site is assigned, so one
+ * holder's addresses are not counted apart).
+ */
+export function addressBlock(ip: string): string {
+  const v6 = isIP(ip) === 6 ? parseIPv6(ip) : undefined;
+  if (!v6) return ip;
+  if (inV6(v6, [0, 0, 0, 0, 0, 0xffff], 96)) return embeddedV4(v6, 6).join('.');
+  return `${v6
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // URL vetting
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
 import { guardedFetch } from '../net/guardedFetch.js';
 import { redactUrl } from '../net/redactUrl.js';
 import type { Task } from '../protocol/types.js';
-import { SsrfBlockedError, type SsrfOptions } from '../net/ssrfGuard.js';
+import { SsrfBlockedError, addressBlock, type SsrfOptions } from '../net/ssrfGuard.js';
 import type { DeliveryKey, PushDelivery, PushStore } from '../server/stores/pushStore.js';
 import type { CredentialBox } from './credentialBox.js';
 import { decide, DEFAULT_RETRY_POLICY, type AttemptResult, type RetryPolicy, type Verdict } from './deliveryPolicy.js';
@@ -28,8 +28,13 @@ export interface DispatcherOptions {
   timeoutMs?: number;
   /** Deliveries in flight at once (default 32). */
   concurrency?: number;
-  /** Deliveries in flight per webhook host (default 4, R12). */
+  /** Deliveries in flight per webhook host name, whatever the port (default 4, R12). */
   perHostConcurrency?: number;
+  /**
+   * Deliveries in flight per resolved address (an IPv6 /64), whatever the names pointing at it
+   * (default: perHostConcurrency, R12).
+   */
+  perAddressConcurrency?: number;
   /** How often the outbox is polled when nothing wakes the worker (default 1 s). */
   pollIntervalMs?: number;
   /** Told about every outcome; errors never carry credentials. */
@@ -49,6 +54,7 @@ export class PushDispatcher {
   private readonly policy: RetryPolicy;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly hosts: HostSlots;
+  private readonly addresses: HostSlots;
   private running = false;
   private loop: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -58,6 +64,7 @@ export class PushDispatcher {
   constructor(private readonly options: DispatcherOptions) {
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.hosts = new HostSlots(options.perHostConcurrency ?? 4);
+    this.addresses = new HostSlots(options.perAddressConcurrency ?? options.perHostConcurrency ?? 4);
   }
 
   start(): void {
@@ -108,7 +115,7 @@ export class PushDispatcher {
         if (!slot) {
           // Its host is saturated: back to the outbox, so the claim serves other hosts (R12).
           // Written after the loop, together, so no delivery waits to start behind these writes.
-          deferred.push(this.defer(delivery, host));
+          deferred.push(this.defer(delivery, this.hosts.deferMs(host)));
           continue;
         }
         started++;
@@ -146,33 +153,42 @@ export class PushDispatcher {
     this.wakeUp = undefined;
   }
 
-  private async defer(delivery: PushDelivery, host: string): Promise<void> {
+  private async defer(delivery: PushDelivery, delayMs: number): Promise<void> {
     try {
-      await this.options.store.deferDelivery(delivery, { nextAttemptAt: new Date(Date.now() + this.hosts.deferMs(host)) });
+      await this.options.store.deferDelivery(delivery, { nextAttemptAt: new Date(Date.now() + delayMs) });
     } catch (error) {
       // Its claim's lock runs out instead, and it is claimed again then.
       this.options.onError?.(error);
     }
   }
 
-  /** One attempt, once `slot` on its host is held. */
+  /**
+   * One attempt, once `slot` on its host is held. Its resolved address must have a free slot
+   * too, or it is not made: the delivery goes back to the outbox, its attempts unchanged (R12).
+   */
   private async attempt(delivery: PushDelivery, on: { host: string; slot: Promise<void> }): Promise<void> {
     const attempts = delivery.attempts + 1;
     let verdict: Verdict;
     let url = delivery.config.url;
     await on.slot;
     const startedAt = Date.now();
+    const address = this.addressSlot();
+    let busy: AddressBusy | undefined;
     try {
       const config = this.options.box.open(delivery.config);
       url = config.url;
-      const result = await this.send(delivery, config);
+      const result = await this.send(delivery, config, address.take);
       verdict = decide({ result, attempts, ageMs: Date.now() - Date.parse(delivery.createdAt), policy: this.policy });
     } catch (error) {
+      if (error instanceof AddressBusy) busy = error;
       // A config that cannot be opened (wrong key) will not open on retry either.
       verdict = { action: 'dead', error: error instanceof Error ? error.message : 'delivery failed' };
     } finally {
-      this.hosts.release(on.host, Date.now() - startedAt);
+      const durationMs = busy ? undefined : Date.now() - startedAt;
+      this.hosts.release(on.host, durationMs);
+      address.release(durationMs);
     }
+    if (busy) return this.defer(delivery, this.addresses.deferMs(busy.block));
     try {
       await this.record(delivery, verdict);
     } catch (error) {
@@ -181,7 +197,22 @@ export class PushDispatcher {
     this.options.onDelivery?.({ tenant: delivery.tenant, taskId: delivery.taskId, configId: delivery.configId, seq: delivery.seq, url: redactUrl(url), attempts, verdict });
   }
 
-  private async send(delivery: PushDelivery, config: PushDelivery['config']): Promise<AttemptResult> {
+  /** The address slot of one attempt, taken once its address is resolved and vetted. */
+  private addressSlot(): { take: (address: string) => void; release: (durationMs: number | undefined) => void } {
+    let held: string | undefined;
+    return {
+      take: (address) => {
+        const block = addressBlock(address);
+        if (!this.addresses.tryAdmit(block)) throw new AddressBusy(block);
+        held = block;
+      },
+      release: (durationMs) => {
+        if (held !== undefined) this.addresses.release(held, durationMs);
+      },
+    };
+  }
+
+  private async send(delivery: PushDelivery, config: PushDelivery['config'], beforeConnect: (address: string) => void): Promise<AttemptResult> {
     // A task that cannot be read now is sent as the 0.3 form of the event itself.
     const task = config.dialect === '0.3' ? await this.options.readTask?.(delivery.tenant, delivery.taskId).catch(() => undefined) : undefined;
     const { body, headers } = deliveryRequest({ delivery, config, task, signingSecrets: this.options.signingSecrets ?? [] });
@@ -193,11 +224,13 @@ export class PushDispatcher {
         timeoutMs: this.options.timeoutMs ?? 10_000,
         // PUSHD-05: a 2xx acknowledges receipt, whatever the body does after the headers.
         statusOnly: true,
+        beforeConnect,
         ssrf: this.options.ssrf,
       });
       const retryAfter = res.headers['retry-after'];
       return { kind: 'response', status: res.status, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
     } catch (error) {
+      if (error instanceof AddressBusy) throw error;
       // A lookup that failed (ENOTFOUND, EAI_AGAIN: a resolver outage) may work later: retried
       // like a refused connection. Only an address the guard refuses is final.
       if (error instanceof SsrfBlockedError && error.reason === 'resolve') return { kind: 'network', error: `network error: ${error.detail}` };
@@ -223,13 +256,21 @@ export class PushDispatcher {
   }
 }
 
+/** The attempt was not made: its resolved address had no free slot. */
+class AddressBusy extends Error {
+  constructor(readonly block: string) {
+    super(`every slot of ${block} is busy`);
+  }
+}
+
 function keyOf(d: DeliveryKey): string {
   return `${d.tenant}\u0000${d.taskId}\u0000${d.configId}\u0000${d.seq}`;
 }
 
+/** The host name without the port: one host's many ports share its slots (R12). */
 function hostOf(url: string): string {
   try {
-    return new URL(url).host;
+    return new URL(url).hostname.replace(/\.+$/, '');
   } catch {
     return url;
   }

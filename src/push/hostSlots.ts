@@ -3,7 +3,8 @@
  * delivery is admitted to its host: it starts when the host has a free slot, or waits for one
  * when fewer deliveries than the cap already wait (so each waits at most about one attempt,
  * well inside its claim's lock); beyond that it is given back to the outbox for later
- * (`deferMs`), freeing the dispatcher for deliveries to other hosts.
+ * (`deferMs`), freeing the dispatcher for deliveries to other hosts. The dispatcher keeps one
+ * set keyed by host name and one keyed by resolved address (`tryAdmit`, which never waits).
  */
 
 interface HostState {
@@ -32,11 +33,7 @@ export class HostSlots {
    * delivery should be deferred. Every resolved slot is given back with release().
    */
   admit(host: string): Promise<void> | undefined {
-    let state = this.hosts.get(host);
-    if (!state) {
-      state = { running: 0, waiters: [], ewmaMs: undefined, progressAt: Date.now() };
-      this.hosts.set(host, state);
-    }
+    const state = this.stateOf(host);
     if (state.running < this.cap) {
       state.running++;
       return STARTED;
@@ -46,15 +43,37 @@ export class HostSlots {
     return new Promise<void>((resolve) => waiters.push(resolve));
   }
 
-  /** An attempt on `host` that took `durationMs` ended: its slot goes to the next waiter, or is freed. */
-  release(host: string, durationMs: number): void {
+  /** A slot on `host` if one is free now (true: held, give it back with release()); never waits. */
+  tryAdmit(host: string): boolean {
+    const state = this.stateOf(host);
+    if (state.running >= this.cap) return false;
+    state.running++;
+    return true;
+  }
+
+  /**
+   * An attempt on `host` that took `durationMs` ended (undefined: it was not made after all): its
+   * slot goes to the next waiter, or is freed.
+   */
+  release(host: string, durationMs: number | undefined): void {
     const state = this.hosts.get(host);
     if (!state) return;
-    state.ewmaMs = state.ewmaMs === undefined ? durationMs : state.ewmaMs * 0.8 + durationMs * 0.2;
-    state.progressAt = Date.now();
+    if (durationMs !== undefined) {
+      state.ewmaMs = state.ewmaMs === undefined ? durationMs : state.ewmaMs * 0.8 + durationMs * 0.2;
+      state.progressAt = Date.now();
+    }
     const next = state.waiters.shift();
     if (next) return next();
     if (--state.running === 0) this.hosts.delete(host);
+  }
+
+  private stateOf(host: string): HostState {
+    let state = this.hosts.get(host);
+    if (!state) {
+      state = { running: 0, waiters: [], ewmaMs: undefined, progressAt: Date.now() };
+      this.hosts.set(host, state);
+    }
+    return state;
   }
 
   /** How long to defer a delivery to `host`: about how long its attempts take, or have been stuck. */

@@ -39,7 +39,10 @@ export interface PushOptions {
    */
   maxResponseBytes?: number;
   concurrency?: number;
+  /** Deliveries in flight per webhook host name, whatever the port (default 4). */
   perHostConcurrency?: number;
+  /** Deliveries in flight per resolved address (IPv6: per /64), whatever the names (default: perHostConcurrency). */
+  perAddressConcurrency?: number;
   pollIntervalMs?: number;
   limits?: Partial<PushConfigLimits>;
   /** Every delivery outcome (no secrets in it). */
@@ -133,6 +136,7 @@ function pick(o: PushOptions): Partial<ConstructorParameters<typeof PushDispatch
   if (o.timeoutMs !== undefined) out.timeoutMs = o.timeoutMs;
   if (o.concurrency !== undefined) out.concurrency = o.concurrency;
   if (o.perHostConcurrency !== undefined) out.perHostConcurrency = o.perHostConcurrency;
+  if (o.perAddressConcurrency !== undefined) out.perAddressConcurrency = o.perAddressConcurrency;
   if (o.pollIntervalMs !== undefined) out.pollIntervalMs = o.pollIntervalMs;
   if (o.onDelivery) out.onDelivery = o.onDelivery;
   return out;

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SsrfBlockedError, isPublicAddress, redactUrl, resolveVetted, vetUrl, type LookupAll } from '../../src/net/index.js';
+import { SsrfBlockedError, addressBlock, isPublicAddress, redactUrl, resolveVetted, vetUrl, type LookupAll } from '../../src/net/index.js';
 
 const ADDRESS_TABLE: Array<[string, boolean]> = [
   // IPv4: public
@@ -204,6 +204,14 @@ test('R23 the SSRF guard names a refused URL without its path', () => {
     () => vetUrl('http://127.0.0.1:9/services/T000/B000/XXXXsecretXXXX'),
     (error: unknown) => error instanceof SsrfBlockedError && !error.message.includes('secret') && error.url === 'http://127.0.0.1:9/…',
   );
+});
+
+test('R12 addressBlock: IPv4 as is (also IPv4-mapped), IPv6 by its /64', () => {
+  assert.equal(addressBlock('203.0.113.9'), '203.0.113.9');
+  assert.equal(addressBlock('::ffff:203.0.113.9'), '203.0.113.9');
+  assert.equal(addressBlock('2001:db8:1:2:aaaa::1'), '2001:db8:1:2::/64');
+  assert.equal(addressBlock('2001:db8:1:2:bbbb::2'), addressBlock('2001:0db8:0001:0002::ffff'));
+  assert.notEqual(addressBlock('2001:db8:1:3::1'), addressBlock('2001:db8:1:2::1'));
 });
 
 function resolver(answers: Array<{ address: string; family: 4 | 6 }>): LookupAll {

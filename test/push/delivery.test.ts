@@ -160,20 +160,58 @@ describe('push delivery', () => {
     assert.equal(dead[0]?.attempts, 2);
   });
 
-  test('R12 a hanging webhook host does not hold up deliveries to other hosts', async () => {
-    const e = await env({ timeoutMs: 8000, retry: { baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 2 } });
-    const hang = await rawServer((_req, _res) => undefined);
-    // More heads of line for the hanging host than the dispatcher claims at once (32).
-    for (let i = 0; i < 40; i++) await sendWithWebhook(e, 'hi', hang.url);
+  /**
+   * Sends 40 tasks pushing to `hungUrls` (cycled), then one to a healthy receiver on another
+   * address (127.0.0.1; the hung ones are on 127.0.0.2), and checks the healthy one was served
+   * before any attempt on the hung ones ended (they time out after 8 s).
+   */
+  async function healthyServedFirst(e: Env, hungUrls: string[]): Promise<void> {
+    // More heads of line for the hanging side than the dispatcher claims at once (32).
+    for (let i = 0; i < 40; i++) await sendWithWebhook(e, 'hi', hungUrls[i % hungUrls.length] as string);
     const r = await receiver();
+    const started = Date.now();
     await sendWithWebhook(e, 'stream a story', r.url);
     await untilCompleted(r);
-    const hangHost = new URL(hang.url).host;
-    const hangOutcomes = e.reports.filter((x) => new URL(x.url).host === hangHost);
+    const healthy = new URL(r.url).host;
+    const hungOutcomes = e.reports.filter((x) => new URL(x.url).host !== healthy);
+    assert.deepEqual(hungOutcomes, [], 'the healthy host was served before any attempt on the hanging side ended');
+    assert.ok(Date.now() - started < 4000, `the healthy host was served promptly (${Date.now() - started} ms)`);
+    assertInOrder(r.requests.map(seqOf));
+  }
+
+  const SLOW_HANG = { timeoutMs: 8000, retry: { baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 2 } };
+
+  test('R12 a hanging webhook host does not hold up deliveries to other hosts', async () => {
+    const e = await env(SLOW_HANG);
+    const hang = await rawServer((_req, _res) => undefined, '127.0.0.2');
     // Before R12 was kept this way, the claimed deliveries of the hanging host waited for its
     // four slots while holding every claim, so the healthy host waited for their timeouts.
-    assert.deepEqual(hangOutcomes, [], 'the healthy host was served before any attempt on the hanging one ended');
-    assertInOrder(r.requests.map(seqOf));
+    await healthyServedFirst(e, [hang.url]);
+  });
+
+  test('R12 one host on 40 ports is one host: its hanging ports do not hold up other hosts', async () => {
+    // The address cap, which would catch this too, is lifted: the host name alone must.
+    const e = await env({ ...SLOW_HANG, perAddressConcurrency: 32 });
+    const ports: string[] = [];
+    for (let i = 0; i < 40; i++) ports.push((await rawServer((_req, _res) => undefined, '127.0.0.2')).url);
+    // Before, the cap was per host:port: 40 ports took all 32 delivery slots.
+    await healthyServedFirst(e, ports);
+  });
+
+  test('R12 40 names resolving to one address share its slots: they do not hold up other hosts', async () => {
+    const lookup = async (hostname: string) => {
+      assert.match(hostname, /^h\d+\.hang\.test$/);
+      return [{ address: '127.0.0.2', family: 4 as const }];
+    };
+    const e = await env({ ...SLOW_HANG, lookup });
+    const hang = new URL((await rawServer((_req, _res) => undefined, '127.0.0.2')).url);
+    const names = Array.from({ length: 40 }, (_, i) => {
+      const url = new URL(hang);
+      url.hostname = `h${i}.hang.test`;
+      return url.href;
+    });
+    // Before, each name had its own four slots (wildcard DNS: a1.evil.example, a2…).
+    await healthyServedFirst(e, names);
   });
 
   test('R11 a failed DNS lookup (EAI_AGAIN) is retried like a network error, not dead-lettered', async () => {
@@ -279,9 +317,9 @@ describe('push delivery', () => {
   });
 });
 
-async function rawServer(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
+async function rawServer(handler: Parameters<typeof createServer>[1], host = '127.0.0.1'): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   closers.push(
     () =>
       new Promise<void>((resolve) => {
@@ -289,5 +327,5 @@ async function rawServer(handler: Parameters<typeof createServer>[1]): Promise<{
         server.close(() => resolve());
       }),
   );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, server };
+  return { url: `http://${host}:${(server.address() as AddressInfo).port}/hook`, server };
 }
