@@ -15,7 +15,7 @@ import type {
 } from '../protocol/types.js';
 import { SsrfBlockedError, vetUrl, type SsrfOptions } from '../net/ssrfGuard.js';
 import { decodeOpaqueToken, encodeOpaqueToken } from '../server/pageToken.js';
-import type { PushConfigCaller, PushStore, StoredPushConfig } from '../server/stores/pushStore.js';
+import { PushConfigLimitError, type PushConfigCaller, type PushStore, type StoredPushConfig } from '../server/stores/pushStore.js';
 import type { CredentialBox } from './credentialBox.js';
 
 export interface PushConfigLimits {
@@ -64,8 +64,7 @@ export class PushConfigService {
     if (!taskId) throw invalidField('taskId', 'is required');
     await this.options.requireTask(tenant, taskId, caller.owner);
     const config = this.prepare(req, { taskId, field: '', protocolVersion: caller.protocolVersion });
-    await this.checkRoom(tenant, config);
-    await this.options.store.putPushConfig(tenant, this.options.box.seal(config));
+    await this.put(tenant, this.options.box.seal(config));
     this.options.onConfigured?.(tenant, taskId);
     return present(config, tenant);
   }
@@ -112,8 +111,7 @@ export class PushConfigService {
 
   /** Registers an inline config on an existing task (a follow-up message carrying one). */
   async attach(tenant: string, config: StoredPushConfig): Promise<void> {
-    await this.checkRoom(tenant, config);
-    await this.options.store.putPushConfig(tenant, config);
+    await this.put(tenant, config);
     this.options.onConfigured?.(tenant, config.taskId);
   }
 
@@ -173,11 +171,15 @@ export class PushConfigService {
     return config;
   }
 
-  private async checkRoom(tenant: string, config: StoredPushConfig): Promise<void> {
+  /** Stores a sealed config within the per-task limit, which the store checks atomically with the write. */
+  private async put(tenant: string, config: StoredPushConfig): Promise<void> {
     const max = this.limits.maxConfigsPerTask;
-    const page = await this.options.store.listPushConfigs(tenant, config.taskId, { pageSize: max + 1 });
-    const others = page.configs.filter((c) => c.id !== config.id).length;
-    if (others >= max) throw invalidField('taskId', `already has ${max} push notification configs (the most allowed)`);
+    try {
+      await this.options.store.putPushConfig(tenant, config, { maxPerTask: max });
+    } catch (error) {
+      if (error instanceof PushConfigLimitError) throw invalidField('taskId', `already has ${max} push notification configs (the most allowed)`);
+      throw error;
+    }
   }
 }
 

@@ -7,7 +7,7 @@
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StreamResponse, Task } from '../../src/protocol/types.js';
-import { isPushStore, type DeliveryKey, type PushDelivery, type PushStore, type StoredPushConfig } from '../../src/server/stores/pushStore.js';
+import { PushConfigLimitError, isPushStore, type DeliveryKey, type PushDelivery, type PushStore, type StoredPushConfig } from '../../src/server/stores/pushStore.js';
 import type { TaskStore } from '../../src/server/stores/taskStore.js';
 import type { ContractOptions, PurgeableStore, StoreUnderTest } from './contract.js';
 import { makeTask, ts } from './contract.js';
@@ -123,6 +123,31 @@ export function runPushContract(name: string, makeStore: () => Promise<StoreUnde
       );
       assert.deepEqual(await store.listPushConfigs('', 'task', { pageSize: 3, afterId: 'e' }), { configs: [], hasMore: false });
       assert.deepEqual(await store.listPushConfigs('', 'task', { pageSize: 0 }), { configs: [], hasMore: true });
+    });
+
+    pushTest('PUSH limits: maxPerTask is counted with the write, so 30 concurrent puts store exactly 10', async (store) => {
+      await store.create('', makeTask('task'));
+      await store.create('', makeTask('other'));
+      const puts = Array.from({ length: 30 }, (_, i) => store.putPushConfig('', config('task', `c${String(i).padStart(2, '0')}`), { maxPerTask: 10 }));
+      // Another task's puts at the same time are counted apart.
+      puts.push(...Array.from({ length: 3 }, (_, i) => store.putPushConfig('', config('other', `o${i}`), { maxPerTask: 10 })));
+      const outcomes = await Promise.allSettled(puts);
+      const refused = outcomes.filter((o) => o.status === 'rejected');
+      for (const o of refused) assert.ok(o.reason instanceof PushConfigLimitError && o.reason.maxPerTask === 10, String(o.reason));
+      assert.equal(refused.length, 20);
+      assert.equal((await store.listPushConfigs('', 'task', { pageSize: 100 })).configs.length, 10);
+      assert.equal((await store.listPushConfigs('', 'other', { pageSize: 100 })).configs.length, 3);
+      // A full task still takes a replacement of one of its configs (D3), and nothing new.
+      const [first] = (await store.listPushConfigs('', 'task', { pageSize: 1 })).configs;
+      assert.ok(first);
+      const replaced = { ...first, url: 'https://replaced.example/' };
+      assert.deepEqual(await store.putPushConfig('', replaced, { maxPerTask: 10 }), replaced);
+      assert.deepEqual(await store.getPushConfig('', 'task', first.id), replaced);
+      await assert.rejects(store.putPushConfig('', config('task', 'late'), { maxPerTask: 10 }), PushConfigLimitError);
+      assert.equal(await store.getPushConfig('', 'task', 'late'), undefined);
+      // Without the option, no limit.
+      await store.putPushConfig('', config('task', 'unlimited'));
+      assert.equal((await store.listPushConfigs('', 'task', { pageSize: 100 })).configs.length, 11);
     });
 
     pushTest('configs: delete says whether it existed, and is idempotent', async (store) => {

@@ -4,7 +4,7 @@
  */
 import type { StreamResponse } from '../../protocol/types.js';
 import { taskKey as key } from '../taskKey.js';
-import type { ClaimOptions, DeadLetter, DeliveryKey, PushConfigPage, PushDelivery, StoredPushConfig } from './pushStore.js';
+import { PushConfigLimitError, type ClaimOptions, type DeadLetter, type DeliveryKey, type PushConfigPage, type PushDelivery, type PutPushConfigOptions, type StoredPushConfig } from './pushStore.js';
 import type { StoredEvent } from './taskStore.js';
 
 interface MemoryDelivery {
@@ -36,10 +36,12 @@ export class MemoryOutbox {
   private readonly queues = new Map<string, DeliveryQueue>();
   readonly dead: DeadLetter[] = [];
 
-  put(tenant: string, config: StoredPushConfig): StoredPushConfig {
+  put(tenant: string, config: StoredPushConfig, options: PutPushConfigOptions = {}): StoredPushConfig {
     const { tenant: _tenant, ...stored } = config;
     const k = key(tenant, config.taskId);
     let forTask = this.configs.get(k);
+    const others = (forTask?.size ?? 0) - (forTask?.has(config.id) ? 1 : 0);
+    if (options.maxPerTask !== undefined && others >= options.maxPerTask) throw new PushConfigLimitError(options.maxPerTask);
     if (!forTask) this.configs.set(k, (forTask = new Map()));
     forTask.set(config.id, stored);
     return stored;

@@ -14,6 +14,7 @@ import type {
   PushConfigPage,
   PushDelivery,
   PushStore,
+  PutPushConfigOptions,
   StoredPushConfig,
 } from './pushStore.js';
 import {
@@ -118,8 +119,8 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     if (lease?.owner !== owner || lease.expiresAt < Date.now()) throw leaseFenceError(taskId);
   }
 
-  async putPushConfig(tenant: string, config: StoredPushConfig): Promise<StoredPushConfig> {
-    return this.push.put(tenant, config);
+  async putPushConfig(tenant: string, config: StoredPushConfig, options?: PutPushConfigOptions): Promise<StoredPushConfig> {
+    return this.push.put(tenant, config, options);
   }
 
   async getPushConfig(tenant: string, taskId: string, id: string): Promise<StoredPushConfig | undefined> {

@@ -69,13 +69,31 @@ export interface DeadLetter extends DeliveryKey {
   createdAt: string;
 }
 
+/** A config not stored because its task already has `maxPerTask` others (PushStore.putPushConfig). */
+export class PushConfigLimitError extends Error {
+  override readonly name = 'PushConfigLimitError';
+
+  constructor(readonly maxPerTask: number) {
+    super(`the task already has ${maxPerTask} push notification configs (the most allowed)`);
+  }
+}
+
+/** Options of PushStore.putPushConfig. */
+export interface PutPushConfigOptions {
+  /**
+   * Refuse (PushConfigLimitError, nothing written) a config whose task already has this many
+   * configs besides it. Counted and written atomically: concurrent puts cannot exceed it.
+   */
+  maxPerTask?: number;
+}
+
 export interface PushStore {
   /**
    * Creates or replaces (same tenant, taskId, id) a config (D3 upsert). Deliveries are enqueued
    * for events appended after this call. The task must exist (callers check); ids are unique per
    * task.
    */
-  putPushConfig(tenant: string, config: StoredPushConfig): Promise<StoredPushConfig>;
+  putPushConfig(tenant: string, config: StoredPushConfig, options?: PutPushConfigOptions): Promise<StoredPushConfig>;
   getPushConfig(tenant: string, taskId: string, id: string): Promise<StoredPushConfig | undefined>;
   /** Configs of a task ordered by id ascending, strictly after `afterId` when given. */
   listPushConfigs(tenant: string, taskId: string, page: { pageSize: number; afterId?: string }): Promise<PushConfigPage>;

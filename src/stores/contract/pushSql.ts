@@ -61,6 +61,11 @@ export function pushStatements(prefix: string) {
   return {
     putConfig: `INSERT INTO ${configs} (tenant, task_id, id, config_json) VALUES (@tenant, @taskId, @id, @json)
       ON CONFLICT (tenant, task_id, id) DO UPDATE SET config_json = excluded.config_json`,
+    /** putConfig unless the task has `@max` configs besides this one (run under a per-task lock). */
+    putConfigIfRoom: `INSERT INTO ${configs} (tenant, task_id, id, config_json)
+      SELECT CAST(@tenant AS text), CAST(@taskId AS text), CAST(@id AS text), CAST(@json AS text)
+      WHERE (SELECT count(*) FROM ${configs} WHERE tenant = @tenant AND task_id = @taskId AND id <> @id) < @max
+      ON CONFLICT (tenant, task_id, id) DO UPDATE SET config_json = excluded.config_json`,
     getConfig: `SELECT config_json FROM ${configs} WHERE tenant = @tenant AND task_id = @taskId AND id = @id`,
     listConfigs: `SELECT config_json FROM ${configs} WHERE tenant = @tenant AND task_id = @taskId ORDER BY id LIMIT @limit`,
     listConfigsAfter: `SELECT config_json FROM ${configs} WHERE tenant = @tenant AND task_id = @taskId AND id > @afterId ORDER BY id LIMIT @limit`,

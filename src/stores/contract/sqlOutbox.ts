@@ -1,11 +1,23 @@
 /**
  * The push half of the SQL stores as PushStore methods, written once for SQLite and PostgreSQL
  * over the statements of pushSql.ts (as memoryOutbox.ts is for the memory store). A store
- * supplies how a statement runs, and the two writes that differ per engine: the claim (an
- * IMMEDIATE transaction on SQLite, `FOR UPDATE SKIP LOCKED` on PostgreSQL) and the deletion of
- * a config with its pending deliveries (one transaction on each).
+ * supplies how a statement runs, and the writes that differ per engine: the claim (an
+ * IMMEDIATE transaction on SQLite, `FOR UPDATE SKIP LOCKED` on PostgreSQL), the deletion of
+ * a config with its pending deliveries (one transaction on each), and the put of a config
+ * within a per-task limit (counted and written under the write lock on SQLite, under a lock on
+ * the task's row on PostgreSQL).
  */
-import type { ClaimOptions, DeadLetter, DeliveryKey, PushConfigPage, PushDelivery, PushStore, StoredPushConfig } from '../../server/stores/pushStore.js';
+import {
+  PushConfigLimitError,
+  type ClaimOptions,
+  type DeadLetter,
+  type DeliveryKey,
+  type PushConfigPage,
+  type PushDelivery,
+  type PushStore,
+  type PutPushConfigOptions,
+  type StoredPushConfig,
+} from '../../server/stores/pushStore.js';
 import {
   DEFAULT_DEAD_LETTER_LIMIT,
   configJson,
@@ -31,14 +43,22 @@ export interface OutboxEngine {
   claim(options: { now: string; until: string; limit: number }): Promise<DeliveryRow[]>;
   /** Deletes a config and its pending deliveries in one transaction; whether the config existed. */
   deleteConfig(params: { tenant: string; taskId: string; id: string }): Promise<boolean>;
+  /**
+   * Runs `putConfigIfRoom` so that no other put of the same task counts or writes in between;
+   * whether it wrote (false: the task has `@max` other configs).
+   */
+  putConfigIfRoom(params: { tenant: string; taskId: string; id: string; json: string; max: number }): Promise<boolean>;
 }
 
 export class SqlOutbox implements PushStore {
   constructor(private readonly engine: OutboxEngine) {}
 
-  async putPushConfig(tenant: string, config: StoredPushConfig): Promise<StoredPushConfig> {
+  async putPushConfig(tenant: string, config: StoredPushConfig, options: PutPushConfigOptions = {}): Promise<StoredPushConfig> {
     const json = configJson(config);
-    await this.engine.run('putConfig', { tenant, taskId: config.taskId, id: config.id, json });
+    const params = { tenant, taskId: config.taskId, id: config.id, json };
+    const max = options.maxPerTask;
+    if (max === undefined) await this.engine.run('putConfig', params);
+    else if (!(await this.engine.putConfigIfRoom({ ...params, max }))) throw new PushConfigLimitError(max);
     return parseConfig(json);
   }
 

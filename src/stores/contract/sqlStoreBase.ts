@@ -4,7 +4,7 @@
  * this class only forwards to them, so the forwarding is written once for SQLite and PostgreSQL.
  */
 import type { AcquireLease, Lease, LeaseKey, LeaseStore } from '../../server/stores/leaseStore.js';
-import type { ClaimOptions, DeadLetter, DeliveryKey, PushConfigPage, PushDelivery, PushStore, StoredPushConfig } from '../../server/stores/pushStore.js';
+import type { ClaimOptions, DeadLetter, DeliveryKey, PushConfigPage, PushDelivery, PushStore, PutPushConfigOptions, StoredPushConfig } from '../../server/stores/pushStore.js';
 import type { SqlLeases } from './sqlLeases.js';
 import type { SqlOutbox } from './sqlOutbox.js';
 
@@ -14,8 +14,8 @@ export abstract class SqlStoreBase implements PushStore, LeaseStore {
   /** Task leases (scale-out): who runs a task, until when. */
   protected abstract readonly leases: SqlLeases;
 
-  async putPushConfig(tenant: string, config: StoredPushConfig): Promise<StoredPushConfig> {
-    return this.outbox.putPushConfig(tenant, config);
+  async putPushConfig(tenant: string, config: StoredPushConfig, options?: PutPushConfigOptions): Promise<StoredPushConfig> {
+    return this.outbox.putPushConfig(tenant, config, options);
   }
 
   async getPushConfig(tenant: string, taskId: string, id: string): Promise<StoredPushConfig | undefined> {

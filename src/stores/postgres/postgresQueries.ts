@@ -112,13 +112,16 @@ export function statements(s: string, tag: string) {
   };
 }
 
+export type PgPushQueryName = PushStatementName | 'claim' | 'lockTask';
+
 /**
  * The shared push statements, compiled to `$n`, plus the claim: the head-of-line rows are locked
  * with SKIP LOCKED, so instances claiming at once each take different rows (one never waits
- * for another), and stamped with the lock expiry in the same statement.
+ * for another), and stamped with the lock expiry in the same statement. `lockTask` serializes
+ * the limited config puts of one task (putConfigIfRoom runs after it, in the same transaction).
  */
-export function pushQueries(s: string, tag: string): Record<PushStatementName | 'claim', PushQuery> {
-  const sql: Record<PushStatementName | 'claim', string> = {
+export function pushQueries(s: string, tag: string): Record<PgPushQueryName, PushQuery> {
+  const sql: Record<PgPushQueryName, string> = {
     ...pushStatements(`${s}.`),
     claim: `WITH picked AS (
         ${pushStatements(`${s}.`).claimable} FOR UPDATE OF d SKIP LOCKED
@@ -128,9 +131,10 @@ export function pushQueries(s: string, tag: string): Record<PushStatementName | 
         RETURNING p.*
       )
       SELECT * FROM claimed`,
+    lockTask: `SELECT 1 FROM ${s}.tasks WHERE tenant = @tenant AND id = @taskId FOR NO KEY UPDATE`,
   };
-  const out = {} as Record<PushStatementName | 'claim', PushQuery>;
-  for (const [name, text] of Object.entries(sql) as Array<[PushStatementName | 'claim', string]>) {
+  const out = {} as Record<PgPushQueryName, PushQuery>;
+  for (const [name, text] of Object.entries(sql) as Array<[PgPushQueryName, string]>) {
     out[name] = { ...compilePg(text), name: `a2a_push_${name}_${tag}` };
   }
   return out;

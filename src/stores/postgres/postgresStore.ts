@@ -24,7 +24,7 @@ import {
   type TaskRecord,
   type CreateOptions,
 } from '../../server/stores/taskStore.js';
-import { configJson, type DeliveryRow, type PushStatementName } from '../contract/pushSql.js';
+import { configJson, type DeliveryRow } from '../contract/pushSql.js';
 import { SqlOutbox } from '../contract/sqlOutbox.js';
 import { SqlStoreBase } from '../contract/sqlStoreBase.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
@@ -33,7 +33,7 @@ import type { LeaseRow } from '../contract/leaseSql.js';
 import { SqlLeases } from '../contract/sqlLeases.js';
 import { leaseFenceError } from '../../server/stores/leaseStore.js';
 import { canonicalTime, listFilter, pageLimit, taskColumns } from '../contract/sqlShared.js';
-import { ListQueries, leaseQueries, nameTag, pushQueries, statements, type LeaseQueryName, type PushQuery } from './postgresQueries.js';
+import { ListQueries, leaseQueries, nameTag, pushQueries, statements, type LeaseQueryName, type PgPushQueryName, type PushQuery } from './postgresQueries.js';
 import { POSTGRES_MIGRATIONS, migratePostgres, quoteIdent, schemaVersionPg, type MigrationResult } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -61,7 +61,7 @@ export interface PurgeOptions {
 export class PostgresTaskStore extends SqlStoreBase implements TaskStore, ActiveTaskSource {
   private closed = false;
   private readonly q: ReturnType<typeof statements>;
-  private readonly push: Record<PushStatementName | 'claim', PushQuery>;
+  private readonly push: Record<PgPushQueryName, PushQuery>;
   /** The push half: configs, the delivery outbox and dead letters. */
   protected readonly outbox: SqlOutbox;
   private readonly lease: Record<LeaseQueryName, PushQuery>;
@@ -92,6 +92,7 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
       run: async (name, params) => (await this.pool.query(this.pushConfig(name, params)).catch(refuseUnstorable)).rows,
       claim: (options) => this.claim(options),
       deleteConfig: (params) => this.deleteConfig(params),
+      putConfigIfRoom: (params) => this.putConfigIfRoom(params),
     });
     this.leases = new SqlLeases({
       run: async (name, params) => (await this.leaseRun(name, params)).rowCount,
@@ -264,12 +265,23 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
     });
   }
 
-  private pushConfig(name: PushStatementName | 'claim', params: Record<string, unknown>): QueryConfig {
+  /**
+   * The task's row locked first: a concurrent put of the same task waits here, and the count of
+   * the second statement (a fresh snapshot under READ COMMITTED) sees what the first committed.
+   */
+  private async putConfigIfRoom(params: { tenant: string; taskId: string; id: string; json: string; max: number }): Promise<boolean> {
+    return this.transaction(async (client) => {
+      await client.query(this.pushConfig('lockTask', params));
+      return ((await client.query(this.pushConfig('putConfigIfRoom', params))).rowCount ?? 0) > 0;
+    });
+  }
+
+  private pushConfig(name: PgPushQueryName, params: Record<string, unknown>): QueryConfig {
     const q = this.push[name];
     return { name: q.name, text: q.text, values: q.bind(params) };
   }
 
-  private async pushRun<R extends QueryResultRow>(name: PushStatementName | 'claim', params: Record<string, unknown>): Promise<R[]> {
+  private async pushRun<R extends QueryResultRow>(name: PgPushQueryName, params: Record<string, unknown>): Promise<R[]> {
     return (await this.pool.query<R>(this.pushConfig(name, params)).catch(refuseUnstorable)).rows;
   }
 

@@ -1,7 +1,7 @@
 /**
  * The push half of the SQLite store (sqliteStore.ts): the shared push statements prepared on the
  * database, and the shared outbox (contract/sqlOutbox.ts) running them, its claim and config
- * deletion each one IMMEDIATE transaction.
+ * deletion and its limited config put each one IMMEDIATE transaction.
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { pushStatements, type DeliveryRow, type PushStatementName } from '../contract/pushSql.js';
@@ -27,6 +27,9 @@ export function sqliteOutbox(db: Db, push: PushStatements): SqlOutbox {
     push.deleteConfigDeliveries.run(params);
     return changes > 0;
   }).immediate;
+  const putConfigIfRoom = db.transaction((params: { tenant: string; taskId: string; id: string; json: string; max: number }): boolean => {
+    return push.putConfigIfRoom.run(params).changes > 0;
+  }).immediate;
   return new SqlOutbox({
     run: async <R>(name: PushStatementName, params: Record<string, unknown>): Promise<R[]> => {
       const statement = push[name];
@@ -36,5 +39,6 @@ export function sqliteOutbox(db: Db, push: PushStatements): SqlOutbox {
     },
     claim: async (options) => claim(options),
     deleteConfig: async (params) => deleteConfig(params),
+    putConfigIfRoom: async (params) => putConfigIfRoom(params),
   });
 }
