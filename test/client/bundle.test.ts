@@ -1,8 +1,10 @@
 /**
  * The client runs in browsers, Deno, Bun and Workers (architecture decision 3): bundled for a
  * neutral platform it imports nothing from `node:*`, uses no Buffer, and a minimal client
- * (createClient + sendStreamingMessage) stays within 12 KB min+gzip — the protobuf runtime and
- * the generated code stay out.
+ * (createClient + sendStreamingMessage) stays within 13 KB min+gzip — the protobuf runtime and
+ * the generated code stay out. (12 KB until 2026-12-01, when the client began checking the shape
+ * of every answer, capping card and SSE event sizes and bounding auth providers by the call's
+ * deadline: ~12.8 KB.)
  *
  * The budget is what a browser downloads first: bundled with code splitting (as every modern
  * bundler does for dynamic imports), the entry chunk plus the chunks it imports statically.
@@ -17,7 +19,7 @@ import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const BUDGET = 12 * 1024;
+const BUDGET = 13 * 1024;
 
 interface Chunk {
   path: string;
@@ -91,7 +93,7 @@ const MINIMAL = `
   }
 `;
 
-test('a minimal client (createClient + sendStreamingMessage): what a browser loads first is portable and within 12 KB min+gzip', async (t) => {
+test('a minimal client (createClient + sendStreamingMessage): what a browser loads first is portable and within 13 KB min+gzip', async (t) => {
   const { chunks, entry } = await bundle(MINIMAL);
   const initial = reachable(chunks, [entry], ['import-statement']);
   assertPortable(chunks.values());
