@@ -62,15 +62,23 @@ export function parseLastEventId(value: string | null | undefined): number | und
   return id !== undefined && /^\d{1,15}$/.test(id) ? Number(id) : undefined;
 }
 
-/** E10: comma-separated URIs, trimmed, empties ignored; repeated headers arrive comma-joined. */
+/** Most distinct extension URIs read from one request; later ones are ignored (EXT-08: untrusted input). */
+export const MAX_REQUESTED_EXTENSIONS = 64;
+
+/**
+ * E10: comma-separated URIs, trimmed, empties and repeats ignored, at most
+ * MAX_REQUESTED_EXTENSIONS of them; repeated headers arrive comma-joined. Linear in the header's
+ * length (gRPC metadata has no 16 KB header cap).
+ */
 export function parseExtensions(header: string | null | undefined): string[] {
   if (!header) return [];
-  const out: string[] = [];
+  const out = new Set<string>();
   for (const part of header.split(',')) {
     const uri = part.trim();
-    if (uri && !out.includes(uri)) out.push(uri);
+    if (uri) out.add(uri);
+    if (out.size === MAX_REQUESTED_EXTENSIONS) break;
   }
-  return out;
+  return [...out];
 }
 
 /**
