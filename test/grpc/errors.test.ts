@@ -71,6 +71,8 @@ describe('gRPC errors on the wire (trailer decoded by hand)', () => {
           throw new Error('secret database password in a stack trace');
         },
       },
+      // An extended card is for authenticated callers (XCARD-03): a gateway does it here.
+      grpc: { auth: 'external' },
     });
   });
   after(() => Promise.all([server.close(), extServer.close(), xcardServer.close(), noPushServer.close()]));

@@ -42,6 +42,8 @@ export async function startGrpcServer(options: GrpcTestServerOptions = {}): Prom
     host: '127.0.0.1',
     shutdownTimeoutMs: 300,
     onError: (e) => errors.push(e),
+    // An extended card needs authenticated callers (XCARD-03); tests without auth say a gateway does.
+    ...(options.extendedCard ? { auth: 'external' as const } : {}),
     ...options.grpc,
   });
   const urls = { httpBaseUrl: 'http://127.0.0.1', jsonRpcPath: null, restPath: null, grpcAddress: running.address };

@@ -10,6 +10,7 @@
 import { Metadata, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type MethodDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { AuthConfig, Authenticator } from '../../auth/authConfig.js';
 import { createAuthenticator } from '../../auth/authenticator.js';
+import { handlerAuthenticator, requireExtendedCardAuth } from '../../server/createA2AHandler.js';
 import type { DescMessage } from '@bufbuild/protobuf';
 import { StreamResponseSchema } from '../../gen/a2a_pb.js';
 import { InternalError, toA2AError } from '../../protocol/errors.js';
@@ -35,8 +36,12 @@ export interface GrpcServiceOptions {
    * authenticator is built from the handler's card on first use), or a function returning the
    * authenticator to share (serveAgent shares the HTTP handler's). Credentials come from the
    * metadata (`authorization`, API key headers, `cookie`) and the TLS client certificate.
+   * `'external'`: a gateway in front authenticates. Without `auth`, a card that declares security
+   * requirements or an extended card (served only to authenticated callers, XCARD-03) is refused,
+   * as createA2AHandler refuses it: at construction, or on the first call when the handler is
+   * installed later (the call then fails INTERNAL, reported to onError).
    */
-  auth?: AuthConfig | (() => Authenticator | undefined);
+  auth?: AuthConfig | 'external' | (() => Authenticator | undefined);
 }
 
 export interface GrpcService {
@@ -123,7 +128,7 @@ export function createServiceOver(source: HandlerSource, spec: GrpcServiceSpec, 
     if (isServerFault(error)) onError(error, context);
     return toGrpcError(toA2AError(error), spec.statusCodes);
   };
-  const env: CallEnv = { handler, supported: spec.supportedVersions, report, streams: new Set(), authenticator: authenticatorSource(handler, options.auth) };
+  const env: CallEnv = { handler, supported: spec.supportedVersions, report, streams: new Set(), authenticator: authenticatorSource(source, options.auth) };
   const definition: Record<string, MethodDefinition<Bytes, Bytes>> = {};
   const implementation: UntypedServiceImplementation = {};
   for (const rpc of spec.rpcs) {
@@ -154,11 +159,30 @@ export function createServiceOver(source: HandlerSource, spec: GrpcServiceSpec, 
 }
 
 /** The authenticator, built once from the handler's card (known only after the handler is installed). */
-function authenticatorSource(handler: () => A2ARequestHandler, auth: GrpcServiceOptions['auth']): () => Authenticator | undefined {
-  if (auth === undefined) return () => undefined;
+function authenticatorSource(source: HandlerSource, auth: GrpcServiceOptions['auth']): () => Authenticator | undefined {
+  const handler = resolver(source);
+  if (auth === 'external') return () => undefined;
+  if (auth === undefined) {
+    // Nothing said about authentication: the card must not need any (createA2AHandler's rule).
+    if (typeof source !== 'function') return noAuthNeeded(source);
+    let checked = false;
+    return () => {
+      // Until the check passes, every call fails (a misconfigured service must not serve).
+      if (!checked) noAuthNeeded(handler());
+      checked = true;
+      return undefined;
+    };
+  }
   if (typeof auth === 'function') return auth;
   let built: Authenticator | undefined;
   return () => (built ??= createAuthenticator(handler().agentCard, auth));
+}
+
+/** Throws (as createA2AHandler does) when `handler`'s card declares requirements or it serves an extended card; else no authenticator. */
+function noAuthNeeded(handler: A2ARequestHandler): () => undefined {
+  handlerAuthenticator(handler.agentCard, undefined);
+  requireExtendedCardAuth({ servesExtendedCard: handler.servesExtendedCard, card: handler.agentCard }, undefined);
+  return () => undefined;
 }
 
 interface CallEnv {
