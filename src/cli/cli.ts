@@ -198,12 +198,13 @@ async function grpcTransportFactory(cli: Cli, agentHref: string): Promise<Transp
   } catch (error) {
     throw new CliError(`gRPC binding not available: ${error instanceof Error ? error.message : String(error)}`, EXIT.USAGE);
   }
-  const make = mod.grpcTransport;
-  if (typeof make !== 'function') throw new CliError('gRPC binding not available: no grpcTransport in src/bindings/grpc', EXIT.USAGE);
+  // 1.0 and 0.3 gRPC interfaces (1.0 preferred): an A2A 0.3 agent offering only gRPC is reachable too.
+  const make = mod.grpc03Transport;
+  if (typeof make !== 'function') throw new CliError('gRPC binding not available: no grpc03Transport in src/bindings/grpc', EXIT.USAGE);
   const options = new URL(agentHref).protocol === 'https:' ? { tls: true } : {};
   const factory = (make as (o: typeof options) => TransportFactory & { close?: () => void })(options);
   if (typeof factory?.create !== 'function' || factory.binding !== 'GRPC') {
-    throw new CliError('gRPC binding not available: grpcTransport() is not a client transport factory', EXIT.USAGE);
+    throw new CliError('gRPC binding not available: grpc03Transport() is not a client transport factory', EXIT.USAGE);
   }
   if (typeof factory.close === 'function') cli.closers.push(() => factory.close?.());
   return factory;
