@@ -253,7 +253,7 @@ describe('postgres push store', skip ? { skip } : {}, () => {
         const indexes = await pool.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'tasks_by_%' ORDER BY indexname`, [schema]);
         assert.deepEqual(
           indexes.rows.map((r: { indexname: string }) => r.indexname),
-          ['tasks_by_owner', 'tasks_by_owner_context', 'tasks_by_owner_state'],
+          ['tasks_by_context', 'tasks_by_owner', 'tasks_by_owner_context', 'tasks_by_owner_state'],
         );
         await assertUpgradedFromV3(store, task);
       } finally {

@@ -147,6 +147,23 @@ test('sqlite: list queries of an owner use the indexes (no full scan, no temp b-
   }
 });
 
+test('TENANT-06 sqlite: whose a context is (a list by context across owners) is an index search on tasks_by_context, not a scan of the tenant', async () => {
+  const dir = await tempDir();
+  try {
+    const store = new SqliteTaskStore({ path: join(dir, 'context.db') });
+    for (const sql of [
+      `SELECT tenant, owner, task_json, version, seq FROM tasks WHERE tenant = ? AND context_id = ? ORDER BY status_ts DESC, id DESC LIMIT 1`,
+      `SELECT count(*) AS n FROM tasks WHERE tenant = ? AND context_id = ?`,
+    ]) {
+      const detail = (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('x', 'x') as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+      assert.match(detail, /INDEX tasks_by_context \(tenant=\? AND context_id=\?\)/, detail);
+    }
+    await store.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('sqlite: page 1000 of an owner costs about what page 1 costs (keyset, 10,000 tasks of one owner among 20,000)', async () => {
   const dir = await tempDir();
   try {
@@ -324,7 +341,7 @@ test('sqlite: a version-3 file upgrades to task owners: every existing task and 
       const column = (store.db.pragma('table_info(tasks)') as Array<{ name: string; notnull: number; dflt_value: string | null }>).find((c) => c.name === 'owner');
       assert.deepEqual(column && [column.notnull, column.dflt_value], [1, "''"]);
       const indexes = store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'tasks_by_%' ORDER BY name`).pluck().all();
-      assert.deepEqual(indexes, ['tasks_by_owner', 'tasks_by_owner_context', 'tasks_by_owner_state']);
+      assert.deepEqual(indexes, ['tasks_by_context', 'tasks_by_owner', 'tasks_by_owner_context', 'tasks_by_owner_state']);
       await assertUpgradedFromV3(store, task);
       assert.equal(store.checkIntegrity(), 'ok');
     } finally {
