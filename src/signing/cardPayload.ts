@@ -11,10 +11,11 @@
  * Members that are not AgentCard fields are not part of the payload (as in any ProtoJSON
  * round trip); Struct values (`params`) are arbitrary JSON and kept as they are.
  *
- * An A2A 0.3 card (a top-level `url`, no `supportedInterfaces`: isV03CardShape): the whole card
- * JSON without `signatures`, JCS-canonicalized, as the 0.3 specification defines
- * AgentCardSignature. The 1.0 rules would drop its endpoints (`url`, `additionalInterfaces`,
- * `preferredTransport`) and `security`, none of which are 1.0 fields, leaving them unsigned.
+ * An A2A 0.3 card (a top-level `url`, no `supportedInterfaces`: isV03CardShape): the card JSON
+ * without `signatures`, with empty members ("", null, [], {}) removed at every level, then
+ * JCS-canonicalized; a verifier also accepts the other forms 0.3 signers use (./v03Payload.ts).
+ * The 1.0 rules would drop its endpoints (`url`, `additionalInterfaces`, `preferredTransport`)
+ * and `security`, none of which are 1.0 fields, leaving them unsigned.
  *
  * Runtime-neutral: the 1.0 rules come from the generated table in ./cardPresence.ts.
  */
@@ -22,6 +23,7 @@ import type { AgentCard } from '../protocol/types.js';
 import { isV03CardShape } from '../protocol/cardShape.js';
 import { AGENT_CARD_PRESENCE, type PresenceTable } from './cardPresence.js';
 import { canonicalize } from './jcs.js';
+import { cleanV03Card, v03PayloadTexts } from './v03Payload.js';
 
 interface Rule {
   name: string;
@@ -82,17 +84,28 @@ function messageOf(value: Record<string, unknown>, message: string, table: Prese
   return out;
 }
 
+function withoutSignatures(card: AgentCard | Record<string, unknown>): Record<string, unknown> {
+  const { signatures: _signatures, ...unsigned } = card as Record<string, unknown>;
+  return unsigned;
+}
+
 /**
- * The card as signed, `signatures` removed: a 0.3 card as it is, any other card with the
- * presence rules of `table` applied at every level (see the module comment).
+ * The card as signed, `signatures` removed: a 0.3 card with its empty members removed, any
+ * other card with the presence rules of `table` applied at every level (see the module comment).
  */
 export function cardSigningPayload(card: AgentCard | Record<string, unknown>, table: PresenceTable = AGENT_CARD_PRESENCE): Record<string, unknown> {
-  const out = isV03CardShape(card) ? { ...(card as Record<string, unknown>) } : messageOf(card as Record<string, unknown>, table.root, table);
-  delete out.signatures;
-  return out;
+  return isV03CardShape(card) ? cleanV03Card(withoutSignatures(card)) : withoutSignatures(messageOf(card as Record<string, unknown>, table.root, table));
 }
 
 /** The RFC 8785 text of the signing payload (encode as UTF-8 to sign). */
 export function canonicalCard(card: AgentCard | Record<string, unknown>): string {
   return canonicalize(cardSigningPayload(card));
+}
+
+/**
+ * Every text a signature on `card` may cover: the signing payload for a 1.0 card; for a 0.3
+ * card, each form 0.3 signers use (./v03Payload.ts), the one signed here first.
+ */
+export function verificationPayloads(card: AgentCard | Record<string, unknown>): string[] {
+  return isV03CardShape(card) ? v03PayloadTexts(withoutSignatures(card)) : [canonicalCard(card)];
 }

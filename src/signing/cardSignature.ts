@@ -1,8 +1,9 @@
 /**
  * Verifying signed Agent Cards (SIGN-05..08, R22): each entry of `signatures` is a JWS with a
  * detached payload — `protected` (base64url header JSON with `alg`, `kid`, `typ: JOSE`, maybe
- * `jku`) and `signature` — over the RFC 8785 form of the card (./cardPayload.ts). One valid
- * signature suffices, so several can coexist while keys rotate.
+ * `jku`) and `signature` — over the RFC 8785 form of the card (./cardPayload.ts; a 0.3 card has
+ * several accepted forms, each tried). One valid signature suffices, so several can coexist
+ * while keys rotate.
  *
  * Keys come from a configured JWKS (object or URL) or list of JWKs, or else from the header's
  * `jku` when it is trusted (on the card's https origin, allow-listed, or `trustJku: true`);
@@ -15,7 +16,7 @@
  */
 import type { AgentCard } from '../protocol/types.js';
 import { fetchCappedJson } from '../net/cappedBody.js';
-import { canonicalCard } from './cardPayload.js';
+import { verificationPayloads } from './cardPayload.js';
 
 export const DEFAULT_ALLOWED_ALGS: readonly string[] = ['ES256', 'ES384', 'ES512', 'RS256', 'PS256', 'EdDSA'];
 export const DEFAULT_JWKS_TTL_MS = 10 * 60_000;
@@ -285,7 +286,8 @@ async function findKey(kid: string, jku: string | undefined, options: VerifyCard
 
 // ---- verification ----
 
-async function verifyOne(entry: unknown, payload: string, options: VerifyCardOptions): Promise<[string, string]> {
+/** `payloads`: the base64url candidate payloads (./cardPayload.ts verificationPayloads); one must match. */
+async function verifyOne(entry: unknown, payloads: readonly string[], options: VerifyCardOptions): Promise<[string, string]> {
   const { protected: prot, signature } = (entry ?? {}) as { protected?: unknown; signature?: unknown };
   let header: Record<string, unknown> | undefined;
   let sig: Uint8Array<ArrayBuffer> | undefined;
@@ -304,7 +306,9 @@ async function verifyOne(entry: unknown, payload: string, options: VerifyCardOpt
     throw new CardSignatureError('malformed', 'malformed signature or protected header (alg, kid, crit, b64, jku)');
   }
   const key = await importKey(await findKey(kid, jku as string | undefined, options), alg as string, spec);
-  if (!(await crypto.subtle.verify(spec[3], key, sig, new TextEncoder().encode(`${prot as string}.${payload}`)))) {
+  let valid = false;
+  for (const payload of payloads) valid ||= await crypto.subtle.verify(spec[3], key, sig, new TextEncoder().encode(`${prot as string}.${payload}`));
+  if (!valid) {
     throw new CardSignatureError('bad-signature', `signature by "${kid}" does not match the card`, { kid });
   }
   return [kid, alg as string];
@@ -322,11 +326,11 @@ export async function verifyAgentCard(card: AgentCard | Record<string, unknown>,
     if (options.requireSignature) throw new CardSignatureError('unsigned', 'the agent card is not signed');
     return { verified: false, reason: 'unsigned' };
   }
-  const payload = base64UrlEncode(new TextEncoder().encode(canonicalCard(card)));
+  const payloads = verificationPayloads(card).map((text) => base64UrlEncode(new TextEncoder().encode(text)));
   const failures: CardSignatureError[] = [];
   for (const entry of signatures) {
     try {
-      const [kid, alg] = await verifyOne(entry, payload, options);
+      const [kid, alg] = await verifyOne(entry, payloads, options);
       return { verified: true, kid, alg };
     } catch (error) {
       if (!CardSignatureError.is(error)) throw error;

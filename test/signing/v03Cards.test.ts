@@ -1,8 +1,8 @@
 /**
- * SIGN-09: a card in the A2A 0.3 shape is signed and verified over its own JSON — the RFC 8785
- * form of the whole card without `signatures`, as the 0.3 specification defines
- * AgentCardSignature — not with the 1.0 presence rules, which keep only 1.0 fields and so would
- * leave its endpoints (`url`, `additionalInterfaces`, `preferredTransport`) and `security` unsigned.
+ * SIGN-09: a card in the A2A 0.3 shape is signed over its own JSON (without `signatures`, empty
+ * members removed, JCS) — not with the 1.0 presence rules, which keep only 1.0 fields and so would
+ * leave its endpoints (`url`, `additionalInterfaces`, `preferredTransport`) and `security` unsigned —
+ * and verified against each form 0.3 signers use (src/signing/v03Payload.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,20 +41,86 @@ async function reason(promise: Promise<unknown>): Promise<string> {
   return 'verified';
 }
 
-/** A 0.3 signature made without our signer: ES256 (node:crypto) over the JCS of the card minus `signatures`. */
-function signedIndependently(card: Record<string, unknown>): Record<string, unknown> {
-  const { signatures: _signatures, ...unsigned } = card;
+/** ES256 (node:crypto, not our signer) over the given payload text, added to the card. */
+function signedOver(card: Record<string, unknown>, text: string): Record<string, unknown> {
   const header = base64UrlEncode(new TextEncoder().encode(JSON.stringify({ alg: 'ES256', kid: KID, typ: 'JOSE' })));
-  const payload = base64UrlEncode(new TextEncoder().encode(canonicalize(unsigned)));
+  const payload = base64UrlEncode(new TextEncoder().encode(text));
   const signature = sign('sha256', Buffer.from(`${header}.${payload}`), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
   return { ...card, signatures: [{ protected: header, signature }] };
 }
 
-test('SIGN-09: the signing payload of a 0.3 card is the whole card without signatures (url, additionalInterfaces, security included)', () => {
-  const card = { ...v03Card(), signatures: [{ protected: 'x', signature: 'y' }] };
+/** A 0.3 signature made without our signer over the JCS of the whole card minus `signatures` (the 0.3 spec's wording). */
+function signedIndependently(card: Record<string, unknown>): Record<string, unknown> {
   const { signatures: _signatures, ...unsigned } = card;
-  assert.deepEqual(cardSigningPayload(card), unsigned);
+  return signedOver(card, canonicalize(unsigned));
+}
+
+/**
+ * A 0.3 card with empty members ("", [], {}), members at the Python SDK's defaults and text
+ * outside ASCII, with the payloads other 0.3 signers compute for it, written out by hand:
+ */
+const EMPTY_MEMBERS_CARD = {
+  name: 'Café agent',
+  description: 'Answers in français',
+  url: 'https://agent.example/a2a',
+  version: '1.0.0',
+  protocolVersion: '0.3.0',
+  preferredTransport: 'JSONRPC',
+  capabilities: {},
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [{ id: 's', name: 'S', description: 'x', tags: [] }],
+  securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } },
+  security: [{ key: [] }],
+  documentationUrl: '',
+};
+/** cleanEmpty then JCS (the cleanEmpty + JCS of the @a2a-js/sdk signer, applied to the 0.3 JSON). */
+const CLEAN_PAYLOAD =
+  '{"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"description":"Answers in français","name":"Café agent","preferredTransport":"JSONRPC",' +
+  '"protocolVersion":"0.3.0","securitySchemes":{"key":{"in":"header","name":"X-Key","type":"apiKey"}},"skills":[{"description":"x","id":"s","name":"S"}],"url":"https://agent.example/a2a","version":"1.0.0"}';
+/**
+ * The Python 0.3 SDK's canonicalize_agent_card (a2a-sdk v0.3.26: model_dump(exclude_defaults,
+ * exclude_none, by_alias), _clean_empty, json.dumps(sort_keys)) output for EMPTY_MEMBERS_CARD,
+ * produced by running that code on the v0.3.26 pydantic types: defaults (preferredTransport,
+ * protocolVersion, the scheme's type) dropped, non-ASCII escaped.
+ */
+const PYTHON_PAYLOAD =
+  '{"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"description":"Answers in fran\\u00e7ais","name":"Caf\\u00e9 agent",' +
+  '"securitySchemes":{"key":{"in":"header","name":"X-Key"}},"skills":[{"description":"x","id":"s","name":"S"}],"url":"https://agent.example/a2a","version":"1.0.0"}';
+
+test('SIGN-09: the signing payload of a 0.3 card is the card without signatures and empty members (url, additionalInterfaces, security included)', () => {
+  const card = { ...v03Card(), signatures: [{ protected: 'x', signature: 'y' }] };
   for (const member of ['url', 'preferredTransport', 'additionalInterfaces', 'security', 'protocolVersion']) assert.ok(member in cardSigningPayload(card), member);
+  assert.ok(!('signatures' in cardSigningPayload(card)));
+  assert.equal(canonicalize(cardSigningPayload({ ...EMPTY_MEMBERS_CARD, signatures: [] })), CLEAN_PAYLOAD);
+});
+
+test('SIGN-09: a 0.3 card with empty members signed over cleanEmpty + JCS (node:crypto) verifies; tampering fails', async () => {
+  const signed = signedOver(EMPTY_MEMBERS_CARD, CLEAN_PAYLOAD);
+  assert.deepEqual(await verifyAgentCard(signed, { jwks, requireSignature: true }), { verified: true, kid: KID, alg: 'ES256' });
+  for (const tampered of [{ ...signed, url: 'https://attacker.example/a2a' }, { ...signed, preferredTransport: 'HTTP+JSON' }, { ...signed, name: 'Cafe agent' }]) {
+    assert.equal(await reason(verifyAgentCard(tampered, { jwks })), 'bad-signature');
+  }
+});
+
+test('SIGN-09: a 0.3 card signed as the Python 0.3 SDK does (defaults dropped, ASCII-escaped) verifies; tampering fails', async () => {
+  const signed = signedOver(EMPTY_MEMBERS_CARD, PYTHON_PAYLOAD);
+  assert.deepEqual(await verifyAgentCard(signed, { jwks, requireSignature: true }), { verified: true, kid: KID, alg: 'ES256' });
+  // Dropping a default-valued member does not change the Python payload; changing one does.
+  assert.equal((await verifyAgentCard((({ protocolVersion: _p, ...rest }) => rest)(signed), { jwks })).verified, true);
+  const tampered = [
+    { ...signed, preferredTransport: 'GRPC' },
+    { ...signed, securitySchemes: { key: { type: 'apiKey', in: 'query', name: 'X-Key' } } },
+    { ...signed, description: 'Answers in francais' },
+    { ...signed, security: [{ key: ['admin'] }] },
+  ];
+  for (const card of tampered) assert.equal(await reason(verifyAgentCard(card, { jwks })), 'bad-signature', JSON.stringify(card));
+});
+
+test('SIGN-09: our signature of a 0.3 card with empty members is over cleanEmpty + JCS (checked with node:crypto)', async () => {
+  const [ours] = (await signAgentCard(EMPTY_MEMBERS_CARD, { key: privateKey, kid: KID })).signatures;
+  const input = `${ours?.protected}.${base64UrlEncode(new TextEncoder().encode(CLEAN_PAYLOAD))}`;
+  assert.ok(verify('sha256', Buffer.from(input), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(ours?.signature ?? '', 'base64url')));
 });
 
 test('SIGN-09: sign → verify a 0.3 card; changing its endpoints or security fails', async () => {
@@ -71,13 +137,11 @@ test('SIGN-09: sign → verify a 0.3 card; changing its endpoints or security fa
   for (const { path } of leaves(v03Card())) assert.equal(await reason(verifyAgentCard(mutate(signed, path), { jwks })), 'bad-signature', path.join('.'));
 });
 
-test('SIGN-09: a 0.3 signature made independently (JCS of the card minus signatures, node:crypto) verifies', async () => {
-  const signed = signedIndependently(v03Card());
+test('SIGN-09: a 0.3 signature over the JCS of the whole card (the 0.3 spec wording; a2a-kit signed so before) still verifies', async () => {
+  const signed = signedIndependently(EMPTY_MEMBERS_CARD);
   assert.deepEqual(await verifyAgentCard(signed, { jwks, requireSignature: true }), { verified: true, kid: KID, alg: 'ES256' });
-  // And the other way round: our signer's 0.3 signature checks out with node:crypto over the same JCS bytes.
-  const [ours] = (await signAgentCard(v03Card(), { key: privateKey, kid: KID })).signatures;
-  const input = `${ours?.protected}.${base64UrlEncode(new TextEncoder().encode(canonicalize(v03Card())))}`;
-  assert.ok(verify('sha256', Buffer.from(input), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(ours?.signature ?? '', 'base64url')));
+  assert.equal(await reason(verifyAgentCard({ ...signed, documentationUrl: 'https://attacker.example' }, { jwks })), 'bad-signature');
+  assert.deepEqual(await verifyAgentCard(signedIndependently(v03Card()), { jwks, requireSignature: true }), { verified: true, kid: KID, alg: 'ES256' });
 });
 
 test('SIGN-09: the client verifies a signed 0.3 card as served (before translation) and refuses a tampered one', async () => {
