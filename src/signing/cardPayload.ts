@@ -23,7 +23,7 @@ import type { AgentCard } from '../protocol/types.js';
 import { isV03CardShape } from '../protocol/cardShape.js';
 import { AGENT_CARD_PRESENCE, type PresenceTable } from './cardPresence.js';
 import { canonicalize } from './jcs.js';
-import { cleanV03Card, v03PayloadTexts } from './v03Payload.js';
+import { v03PayloadTexts } from './v03Payload.js';
 
 interface Rule {
   name: string;
@@ -90,11 +90,12 @@ function withoutSignatures(card: AgentCard | Record<string, unknown>): Record<st
 }
 
 /**
- * The card as signed, `signatures` removed: a 0.3 card with its empty members removed, any
- * other card with the presence rules of `table` applied at every level (see the module comment).
+ * The card as signed, `signatures` removed: a 0.3 card whole (every member, empty ones too, so
+ * all of it is covered), any other card with the presence rules of `table` applied at every
+ * level (see the module comment).
  */
 export function cardSigningPayload(card: AgentCard | Record<string, unknown>, table: PresenceTable = AGENT_CARD_PRESENCE): Record<string, unknown> {
-  return isV03CardShape(card) ? cleanV03Card(withoutSignatures(card)) : withoutSignatures(messageOf(card as Record<string, unknown>, table.root, table));
+  return isV03CardShape(card) ? withoutSignatures(card) : withoutSignatures(messageOf(card as Record<string, unknown>, table.root, table));
 }
 
 /** The RFC 8785 text of the signing payload (encode as UTF-8 to sign). */

@@ -5,13 +5,14 @@
  * also drops members at their pydantic default. The forms, as canonical texts:
  *
  * 1. `clean`: JCS(cleanEmpty(card)) — empty members ("", null, [], {}) removed at every level,
- *    after cleaning their children. What a2a-kit signs.
+ *    after cleaning their children.
  * 2. `python`: the Python 0.3 SDK's payload: `model_dump(exclude_defaults, exclude_none)` then
  *    `clean_empty`, written by `json.dumps(sort_keys=True, separators=(',', ':'))`. Its defaults
  *    (src/a2a/types.py, v0.3.x): `preferredTransport: "JSONRPC"`, `protocolVersion: "0.3.0"`, and
  *    each security scheme's `type` (a Literal with itself as default). json.dumps escapes every
  *    character outside ASCII ' '..'~' as \uXXXX (ensure_ascii), which JCS does not.
- * 3. `whole`: JCS(card) with every member kept — what a2a-kit signed before the `clean` form.
+ * 3. `whole`: JCS(card) with every member kept — the 0.3 specification's wording, and what
+ *    a2a-kit signs (it covers every member; the other forms leave empty ones unsigned).
  *
  * Runtime-neutral.
  */
@@ -62,17 +63,17 @@ function asciiEscaped(text: string): string {
   return text.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** The form a2a-kit signs a 0.3 card with: the card (without `signatures`) with empty members removed. */
-export function cleanV03Card(unsigned: Json): Json {
+/** The card (without `signatures`) with empty members removed: form 1. */
+function cleanV03Card(unsigned: Json): Json {
   return (cleanEmpty(unsigned) as Json | undefined) ?? {};
 }
 
 /** Every canonical text a 0.3 signature over `unsigned` (the card without `signatures`) may cover, most likely first. */
 export function v03PayloadTexts(unsigned: Json): string[] {
   const texts = [
+    canonicalize(unsigned),
     canonicalize(cleanV03Card(unsigned)),
     asciiEscaped(canonicalize(cleanV03Card(withoutPythonDefaults(unsigned)))),
-    canonicalize(unsigned),
   ];
   return texts.filter((text, index) => texts.indexOf(text) === index);
 }
