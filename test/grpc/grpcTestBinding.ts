@@ -225,7 +225,14 @@ const listeners = new WeakMap<TestServer, Promise<RunningGrpcServer>>();
 export function grpcListener(server: TestServer): Promise<RunningGrpcServer> {
   let running = listeners.get(server);
   if (!running) {
-    running = serveGrpc(server.handler.requestHandler, { port: 0, host: '127.0.0.1', shutdownTimeoutMs: 300, onError: (e) => server.errors.push(e) });
+    // Authentication as on the HTTP bindings: the HTTP handler's authenticator, shared (as serveAgent does).
+    running = serveGrpc(server.handler.requestHandler, {
+      port: 0,
+      host: '127.0.0.1',
+      shutdownTimeoutMs: 300,
+      onError: (e) => server.errors.push(e),
+      auth: () => server.handler.authenticator,
+    });
     listeners.set(server, running);
     const close = server.close;
     server.close = async () => {
