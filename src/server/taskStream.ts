@@ -1,7 +1,8 @@
 /**
  * Reads a task's event log as a live stream: optionally a Task snapshot first (SUB-01,
  * STREAM-03), then every event after it in sequence order, with gaps filled from the store,
- * never a duplicate (STREAM-05). It ends after a terminal or interrupted state (STREAM-04), when
+ * never a duplicate (STREAM-05); events the log no longer holds (retention) are bridged by the
+ * current Task snapshot, never skipped (R7). It ends after a terminal or interrupted state (STREAM-04), when
  * the consumer closes it, or fails when the consumer falls too far behind (R10).
  *
  * A push stream (./pushStream.ts): the bus subscription wakes it and it hands events straight
@@ -63,7 +64,7 @@ class TaskStream extends PushStream<StreamItem> {
   private head = 0;
   /** The last seq delivered (or skipped past). */
   private lastSeq = 0;
-  /** A resumed stream of a terminal task ends after this seq. */
+  /** A resumed stream of a terminal or interrupted task ends once caught up with this seq. */
   private endSeq = Number.POSITIVE_INFINITY;
   /** Reading the store (opening, filling a gap): delivery waits. */
   private reading = true;
@@ -118,14 +119,34 @@ class TaskStream extends PushStream<StreamItem> {
       const state = record.task.status.state;
       if (start === 'snapshot' ? isFinalForNow(state) : isTerminalState(state)) this.end();
     } else {
-      // Resuming after Last-Event-ID (R7): replay what followed; a terminal task ends the stream
-      // once its last event is delivered, instead of waiting for events that cannot come.
+      // Resuming after Last-Event-ID (R7): replay what followed; a task that is terminal, or
+      // waiting for the client (A2, C12), ends the stream once its last event is delivered,
+      // instead of waiting for events that cannot come (or only come for a new message).
       this.lastSeq = Math.min(start, record.seq);
-      if (isTerminalState(record.task.status.state)) this.endSeq = record.seq;
+      if (isFinalForNow(record.task.status.state)) this.endSeq = record.seq;
     }
     if (this.done) return;
     // Replay from the log whatever happened before the subscription caught up.
-    this.requeue(await store.events(tenant, taskId, this.lastSeq));
+    const after = this.lastSeq;
+    const events = await store.events(tenant, taskId, after);
+    if (this.done) return;
+    // Events after Last-Event-ID gone from the log (retention): the stream starts with the snapshot instead.
+    if (after < record.seq && events[0]?.seq !== after + 1) this.snapshotOverGap(record);
+    if (!this.done) this.requeue(events);
+  }
+
+  /**
+   * Events after `lastSeq` are gone from the log (retention, R7): the stream goes on with the
+   * task snapshot `record` (numbered with the seq it reflects, so a later resume starts there)
+   * instead of skipping them, and a consumer takes it as its new base. A record not ahead of
+   * what was delivered (a lagging store) cannot bridge the gap; the pump finds it again.
+   */
+  private snapshotOverGap(record: TaskRecord): void {
+    if (record.seq <= this.lastSeq) return;
+    this.lastSeq = record.seq;
+    this.endSeq = Number.POSITIVE_INFINITY;
+    this.deliver({ event: { task: this.shape(record.task) }, seq: record.seq });
+    this.endAfter(record.task.status.state, record.seq);
   }
 
   /** Bus delivery. */
@@ -157,7 +178,8 @@ class TaskStream extends PushStream<StreamItem> {
         if (!item) {
           if (this.pending.length > 0) this.pending = [];
           this.head = 0;
-          if (this.lastSeq >= this.endSeq) this.end();
+          // Caught up with a resumed task that was terminal or interrupted, and no further.
+          if (this.lastSeq === this.endSeq) this.end();
           return;
         }
         if (item.seq <= this.lastSeq) {
@@ -173,14 +195,18 @@ class TaskStream extends PushStream<StreamItem> {
         this.lastSeq = item.seq;
         this.deliver({ event: 'task' in item.event ? { task: this.shape(item.event.task) } : item.event, seq: item.seq });
         const state = stateAfter(item.event);
-        if (state !== undefined && isFinalForNow(state)) {
-          if (isTerminalState(state) || !this.options.runBegun) this.end();
-          else this.endIfOwnRun(item.seq, this.options.runBegun);
-        }
+        if (state !== undefined) this.endAfter(state, item.seq);
       }
     } finally {
       this.pumping = false;
     }
+  }
+
+  /** Ends the stream after a terminal or interrupted `state` delivered at `seq` (STREAM-04). */
+  private endAfter(state: TaskState, seq: number): void {
+    if (!isFinalForNow(state)) return;
+    if (isTerminalState(state) || !this.options.runBegun) this.end();
+    else this.endIfOwnRun(seq, this.options.runBegun);
   }
 
   /**
@@ -205,20 +231,29 @@ class TaskStream extends PushStream<StreamItem> {
   }
 
   private fillGap(before: number): void {
-    const { store, tenant, taskId } = this.options;
-    const after = this.lastSeq;
     this.reading = true;
-    store.events(tenant, taskId, after).then(
-      (events) => {
-        if (this.done) return;
-        const missing = events.filter((e) => e.seq < before);
-        // Events gone from the log (retention) cannot be replayed: continue after the gap.
-        if (missing[0]?.seq !== after + 1) this.lastSeq = before - 1;
-        this.requeue(missing);
-        this.read();
-      },
+    this.readGap(before).then(
+      () => this.read(),
       (error: unknown) => this.fail(error),
     );
+  }
+
+  private async readGap(before: number): Promise<void> {
+    const { store, tenant, taskId } = this.options;
+    const after = this.lastSeq;
+    const events = await store.events(tenant, taskId, after);
+    if (this.done) return;
+    const missing = events.filter((e) => e.seq < before);
+    if (missing[0]?.seq === after + 1) {
+      this.requeue(missing);
+      return;
+    }
+    // Gone from the log (retention): the current snapshot bridges the gap.
+    const record = await store.get(tenant, taskId);
+    if (this.done) return;
+    if (record && record.seq >= before) this.snapshotOverGap(record);
+    // A store lagging behind the event it announced: continue after the gap (nothing better to send).
+    else this.lastSeq = before - 1;
   }
 
   /** Puts `events` before the pending ones. */

@@ -143,6 +143,75 @@ describe('task stream (push)', () => {
     assert.equal(bus.size, 0);
   });
 
+  test('R7 Last-Event-ID on an interrupted task (A2, C12): ends once caught up instead of waiting for a follow-up', async () => {
+    for (const [lastEventId, expected] of [[0, [1, 2]], [2, []], [3, []]] as const) {
+      const { store, bus, open } = setup({ start: lastEventId });
+      store.log.push(status(1), status(2, 'TASK_STATE_INPUT_REQUIRED'));
+      store.state = 'TASK_STATE_INPUT_REQUIRED';
+      const sink = new RecordingSink<StreamItem>();
+      open().pipe(sink);
+      await settle();
+      assert.deepEqual(seqs(sink), expected, `Last-Event-ID: ${lastEventId}`);
+      assert.equal(sink.ended, true, `Last-Event-ID: ${lastEventId} ends`);
+      assert.equal(bus.size, 0);
+    }
+  });
+
+  test('R7 Last-Event-ID on an interrupted task that moves on meanwhile: the stream follows it to its next final state', async () => {
+    const { store, publish, open } = setup({ start: 2 });
+    store.log.push(status(1), status(2, 'TASK_STATE_INPUT_REQUIRED'));
+    store.state = 'TASK_STATE_INPUT_REQUIRED';
+    const sink = new RecordingSink<StreamItem>();
+    open().pipe(sink);
+    // A follow-up's events arrive while the stream reads the store.
+    publish(status(3), status(4));
+    await settle();
+    assert.deepEqual(seqs(sink), [3, 4]);
+    assert.equal(sink.ended, false, 'the task is working again');
+    publish(status(5, 'TASK_STATE_COMPLETED'));
+    assert.equal(sink.ended, true);
+  });
+
+  test('R7 Last-Event-ID before the retained log: the stream starts with the snapshot (its seq), not after a silent gap', async () => {
+    const { store, publish, open } = setup({ start: 3 });
+    // Events 1..12 trimmed away (retention).
+    for (let seq = 13; seq <= 15; seq++) store.log.push(status(seq));
+    const sink = new RecordingSink<StreamItem>();
+    open().pipe(sink);
+    await settle();
+    assert.deepEqual(seqs(sink), [15]);
+    assert.ok('task' in (sink.items[0] as StreamItem).event, "a Task snapshot, the consumer's new base");
+    publish(status(16), status(17, 'TASK_STATE_COMPLETED'));
+    assert.deepEqual(seqs(sink), [15, 16, 17]);
+    assert.equal(sink.ended, true);
+  });
+
+  test('R7 Last-Event-ID before the retained log of a terminal task: its snapshot, then the end', async () => {
+    const { store, open } = setup({ start: 3 });
+    store.log.push(status(22), status(23, 'TASK_STATE_COMPLETED'));
+    store.state = 'TASK_STATE_COMPLETED';
+    const sink = new RecordingSink<StreamItem>();
+    open().pipe(sink);
+    await settle();
+    assert.deepEqual(seqs(sink), [23]);
+    assert.equal(((sink.items[0] as StreamItem).event as { task: Task }).task.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal(sink.ended, true);
+  });
+
+  test('R7 a gap the log no longer holds (retention) is bridged by the current snapshot, not skipped', async () => {
+    const { store, bus, open } = setup();
+    const sink = new RecordingSink<StreamItem>();
+    open().pipe(sink);
+    await settle();
+    // Events 1..5 were never announced here and are trimmed; 6 and 7 arrive.
+    store.log.push(status(6), status(7));
+    bus.publish('', TASK, [status(7)]);
+    await settle();
+    assert.deepEqual(seqs(sink), [0, 7]);
+    assert.ok('task' in (sink.items[1] as StreamItem).event);
+    assert.equal(sink.ended, false);
+  });
+
   test('backpressure: nothing is pushed to a full consumer until it resumes', async () => {
     const { publish, open } = setup();
     const sink = new RecordingSink<StreamItem>();

@@ -106,13 +106,17 @@ export function streamScenarios(env: ScenarioEnv): void {
     });
 
     test('R7 a Last-Event-ID beyond the log still delivers the next events and ends with the task', async () => {
-      const asked = ok(await env.b.call('sendMessage', send('ask anything'))).task;
-      const subscribed = env.b.stream('subscribeToTask', { id: asked.id }, { headers: { 'Last-Event-ID': '999' }, timeoutMs: 2000, allowTimeout: true });
-      await sleep(100);
-      assert.equal(ok(await env.b.call('sendMessage', send('done', { taskId: asked.id }))).task.status.state, 'TASK_STATE_COMPLETED');
-      const res = await subscribed;
+      const { id } = ok(await env.b.call('sendMessage', send('slow beyond', {}, { returnImmediately: true }))).task;
+      const res = await env.b.stream('subscribeToTask', { id }, { headers: { 'Last-Event-ID': '999' }, timeoutMs: 5000, allowTimeout: true });
       assert.ok(res.ok && !res.timedOut, 'the stream must end with the task, not hang');
       assert.equal(trace(res.events).at(-1), 'status:COMPLETED');
+    });
+
+    test('R7 A2 C12 Last-Event-ID on an INPUT_REQUIRED task (beyond the log too) ends once caught up, without waiting for input', async () => {
+      const asked = ok(await env.b.call('sendMessage', send('ask anything'))).task;
+      const res = await env.b.stream('subscribeToTask', { id: asked.id }, { headers: { 'Last-Event-ID': '999' }, timeoutMs: 2000, allowTimeout: true });
+      assert.ok(res.ok && !res.timedOut, 'the stream must end: only a new message moves the task on');
+      assert.deepEqual(res.events, []);
     });
 
     test('C12 A2 STREAM-04 SubscribeToTask on an INPUT_REQUIRED task: its snapshot, then the stream ends', async () => {
