@@ -320,13 +320,14 @@ describe('SSE body (push)', () => {
     await settle();
     assert.equal(clock.size, 1);
     const beats = () => sink.items.filter((f) => f === ': keep-alive\n\n').length;
-    for (let i = 0; i < 8; i++) clock.tick();
-    assert.equal(beats(), 0, 'not before a whole period');
-    clock.tick();
-    assert.equal(beats(), 1);
     for (let i = 0; i < 7; i++) clock.tick();
+    assert.equal(beats(), 0, 'not before 7/8 of a period');
+    clock.tick();
+    assert.equal(beats(), 1, 'R7: at the latest after a period (8 ticks)');
+    for (let i = 0; i < 7; i++) clock.tick();
+    assert.equal(beats(), 1, 'the next one a period later');
     publish(status(1));
-    for (let i = 0; i < 8; i++) clock.tick();
+    for (let i = 0; i < 7; i++) clock.tick();
     assert.equal(beats(), 1, 'an event restarts the period');
     sink.room = false;
     clock.tick();
@@ -338,5 +339,28 @@ describe('SSE body (push)', () => {
     for (let i = 0; i < 20; i++) clock.tick();
     assert.equal(beats(), 2, 'a closed stream gets no heartbeats');
     assert.equal(clock.size, 0, 'and leaves the clock');
+  });
+
+  test('R7 heartbeats (mock timers): the first comes at most heartbeatMs after the last write, then every heartbeatMs', async (t) => {
+    const period = 16_000; // a clock of its own, created (with its interval) under the mock timers
+    t.mock.timers.enable({ apis: ['setInterval'] });
+    const { publish, open } = setup();
+    const sink = new RecordingSink<string>();
+    const body = sseBody(open(), format, period);
+    body.pipe(sink);
+    t.after(() => body.close());
+    await settle();
+    const beats = () => sink.items.filter((f) => f === ': keep-alive\n\n').length;
+    // The last write lands between two ticks (a tick is period / 8 = 2 s).
+    t.mock.timers.tick(1_500);
+    publish(status(1));
+    t.mock.timers.tick(period * 0.875 - 1); // 15,499 ms: the tick at 14 s is the 7th
+    assert.equal(beats(), 0, 'not before 7/8 of a period of silence');
+    t.mock.timers.tick(period * 0.125); // 17,499 ms: the tick at 16 s beat (14.5 s of silence)
+    assert.equal(beats(), 1, 'one within heartbeatMs of silence (not 1.125 × heartbeatMs)');
+    t.mock.timers.tick(14_500); // 31,999 ms
+    assert.equal(beats(), 1);
+    t.mock.timers.tick(1); // 32 s
+    assert.equal(beats(), 2, 'then every heartbeatMs');
   });
 });

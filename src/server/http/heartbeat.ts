@@ -1,7 +1,7 @@
 /**
  * SSE heartbeats without a timer per stream (R9): one interval per heartbeat period ticks for
- * every open stream of that period, and wakes those idle for a whole period. A stream records
- * the tick count when it writes (no clock read per event).
+ * every open stream of that period, and wakes those idle for a period (7/8 to 1 of it, never
+ * longer). A stream records the tick count when it writes (no clock read per event).
  */
 
 /** A stream the clock keeps alive. */
@@ -12,7 +12,11 @@ export interface Heartbeating {
   beat(): void;
 }
 
-/** Ticks per period: an idle stream's heartbeat comes after 1 to 1.125 periods of silence. */
+/**
+ * Ticks per period. A write lands between two ticks and counts from the earlier one, so a beat
+ * TICKS_PER_PERIOD ticks after it comes after 7/8 to 1 period of silence: never later than the
+ * period (R7: a comment at least every heartbeatMs).
+ */
 const TICKS_PER_PERIOD = 8;
 
 export class HeartbeatClock {
@@ -45,13 +49,13 @@ export class HeartbeatClock {
     return this.members.size;
   }
 
-  /** One tick: beats for members silent for a whole period (the interval calls it). */
+  /** One tick: beats for members silent for (at most) a period (the interval calls it). */
   tick(): void {
     const now = ++this.ticks;
     for (const member of this.members) {
-      if (now - member.lastActive <= TICKS_PER_PERIOD) continue;
+      if (now - member.lastActive < TICKS_PER_PERIOD) continue;
       // The next heartbeat comes exactly one period later if nothing else is written.
-      member.lastActive = now - 1;
+      member.lastActive = now;
       member.beat();
     }
   }
