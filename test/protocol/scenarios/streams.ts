@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { STREAM_CHUNKS } from '../../../src/cli/agents/demo.js';
 import type { StreamEvent, Json } from '../../support/bindings.js';
-import { expectError, ok, okStream, send, sleep, textOf, trace, uid } from '../../support/assertions.js';
+import { expectError, ok, okStream, send, textOf, trace, uid } from '../../support/assertions.js';
 import type { ScenarioEnv } from './env.js';
 
 const ids = (events: StreamEvent[]) => events.map((e) => Number(e.id));
