@@ -278,7 +278,8 @@ export class A2AClient {
         deadline,
         send: async (c) => checkResponse(op, await this.transport.unary(c as ClientCall<K>)),
       });
-      await this.after(call, { ok: true, value });
+      // Raced like `before`: an `after` interceptor that hangs cannot outlast the call's deadline.
+      await deadline.race(this.after(call, { ok: true, value }));
       return value;
     } finally {
       deadline.dispose();

@@ -362,5 +362,9 @@ describe('SEC-02 deadlines bound the auth provider and the interceptors (a hung 
     const stuck = await createClient(server.card, { interceptors: [{ before: () => new Promise<void>(() => {}) }] });
     const { error } = await settledWithin(stuck.getTask({ id: 'x' }, { timeoutMs: 300 }), 3000);
     assert.ok(A2AClientError.is(error, 'TIMEOUT'), String(error));
+    // An `after` interceptor that hangs on a successful answer is bounded too.
+    const stuckAfter = await createClient(server.card, { interceptors: [{ after: () => new Promise<void>(() => {}) }] });
+    const late = await settledWithin(stuckAfter.listTasks({}, { timeoutMs: 300 }), 3000);
+    assert.ok(A2AClientError.is(late.error, 'TIMEOUT'), String(late.error));
   });
 });
