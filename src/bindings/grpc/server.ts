@@ -194,8 +194,6 @@ interface CallEnv {
   streams: Set<StreamCall>;
 }
 
-
-
 /** Response metadata without extensions, per version: shared, never mutated (grpc-js only reads it). */
 const plainMetadata = new Map<string, Metadata>();
 
@@ -213,14 +211,21 @@ function responseMetadata(env: CallEnv, ctx: CallContext): Metadata {
   return metadata;
 }
 
+/** SEC-02: the call's credentials checked (when the service authenticates), the caller put into `ctx`. */
+async function authenticateRpc(env: CallEnv, rpc: GrpcRpc, target: { call: ServerUnaryCall<Bytes, Bytes> | ServerWritableStream<Bytes, Bytes>; ctx: GrpcCallContext }): Promise<void> {
+  const authenticator = env.authenticator();
+  if (!authenticator) return;
+  const { call, ctx } = target;
+  await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation, limits: env.handler().abuseLimits });
+}
+
 function unaryCall(env: CallEnv, rpc: GrpcRpc) {
   const unary = rpc.unary as NonNullable<GrpcRpc['unary']>;
   return (call: ServerUnaryCall<Bytes, Bytes>, callback: sendUnaryData<Bytes>): void => {
     void (async () => {
       try {
         const ctx = new GrpcCallContext(env.supported, call);
-        const authenticator = env.authenticator();
-        if (authenticator) await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation, limits: env.handler().abuseLimits });
+        await authenticateRpc(env, rpc, { call, ctx });
         const bytes = await unary({ handler: env.handler(), request: call.request, ctx });
         call.sendMetadata(responseMetadata(env, ctx));
         ctx.answered();
@@ -250,8 +255,7 @@ function streamingCall(env: CallEnv, rpc: GrpcRpc) {
       try {
         // Inside the try: a version that cannot be negotiated is an error status like any other.
         const ctx = (streamCall.ctx = new GrpcCallContext(env.supported, call));
-        const authenticator = env.authenticator();
-        if (authenticator) await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation, limits: env.handler().abuseLimits });
+        await authenticateRpc(env, rpc, { call, ctx });
         streamCall.start(await open({ handler: env.handler(), request: call.request, ctx }), responseMetadata(env, ctx));
       } catch (error) {
         // STREAM-12: errors found before the first event are ordinary error statuses.
