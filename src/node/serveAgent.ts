@@ -106,9 +106,12 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   }
   const onError = oneHook(options.onError, options.handler?.onError);
   const ref: { handler?: A2AHandler<RequestHandlerLike> } = {};
+  // The handler needs the bound ports (the card lists them), so it is built after listening:
+  // requests arriving before it exists wait for it rather than fail (R19).
+  const installing = handlerInstallation();
   const server = await serve(
     {
-      handle: (req) => (ref.handler as A2AHandler<RequestHandlerLike>).handle(req),
+      handle: (req) => (ref.handler ? ref.handler.handle(req) : installing.ready.then((handler) => handler.handle(req))),
       get requestHandler() {
         return ref.handler?.requestHandler;
       },
@@ -141,8 +144,10 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
         ...(options.grpc.maxMessageBytes ? { maxMessageBytes: options.grpc.maxMessageBytes } : {}),
         ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
         onError,
+        ready: installing.ready,
       });
     } catch (error) {
+      installing.fail(error);
       await server.close();
       throw error;
     }
@@ -175,10 +180,12 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
       });
     }
   } catch (error) {
+    installing.fail(error);
     await Promise.all([grpc?.close(), server.close()]);
     throw error;
   }
   ref.handler = handler;
+  installing.install(handler);
   const running: RunningAgent<RequestHandlerLike> = {
     url: server.url,
     port: server.port,
@@ -200,6 +207,19 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   if (!(router instanceof TenantRouter)) return running;
   const cardUrls = new Map([...router.cards.keys()].map((name) => [name, `${baseUrl}/${name}${AGENT_CARD_PATH}`]));
   return Object.assign(running, { cards: router.cards, cardUrls }) as unknown as RunningTenants;
+}
+
+/** The handler to come: `ready` resolves once it is installed, or rejects if the server could not start. */
+function handlerInstallation(): { ready: Promise<A2AHandler<RequestHandlerLike>>; install: (handler: A2AHandler<RequestHandlerLike>) => void; fail: (error: unknown) => void } {
+  let install!: (handler: A2AHandler<RequestHandlerLike>) => void;
+  let fail!: (error: unknown) => void;
+  const ready = new Promise<A2AHandler<RequestHandlerLike>>((resolve, reject) => {
+    install = resolve;
+    fail = reject;
+  });
+  // Nobody may be waiting when startup fails.
+  ready.catch(() => undefined);
+  return { ready, install, fail };
 }
 
 /** The hook of every failure: `onError`, and `handler.onError` too when both are given (each hears of every failure once). */

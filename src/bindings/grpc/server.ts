@@ -42,6 +42,11 @@ export interface GrpcServiceOptions {
    * installed later (the call then fails INTERNAL, reported to onError).
    */
   auth?: AuthConfig | 'external' | (() => Authenticator | undefined);
+  /**
+   * For a host that installs the handler after listening: calls wait for this promise before
+   * anything else (authentication included), and fail if it rejects.
+   */
+  ready?: Promise<unknown>;
 }
 
 export interface GrpcService {
@@ -128,7 +133,11 @@ export function createServiceOver(source: HandlerSource, spec: GrpcServiceSpec, 
     if (isServerFault(error)) onError(error, context);
     return toGrpcError(toA2AError(error), spec.statusCodes);
   };
-  const env: CallEnv = { handler, supported: spec.supportedVersions, report, streams: new Set(), authenticator: authenticatorSource(source, options.auth) };
+  const env: CallEnv = { handler, supported: spec.supportedVersions, report, streams: new Set(), authenticator: authenticatorSource(source, options.auth), ready: options.ready };
+  options.ready?.then(
+    () => (env.ready = undefined),
+    () => undefined,
+  );
   const definition: Record<string, MethodDefinition<Bytes, Bytes>> = {};
   const implementation: UntypedServiceImplementation = {};
   for (const rpc of spec.rpcs) {
@@ -192,6 +201,8 @@ interface CallEnv {
   /** Reports an internal failure once and gives the status the call ends with. */
   report: (error: unknown, context?: ErrorContext) => GrpcErrorStatus;
   streams: Set<StreamCall>;
+  /** Until the handler is installed: what every call waits for first. */
+  ready: Promise<unknown> | undefined;
 }
 
 /** Response metadata without extensions, per version: shared, never mutated (grpc-js only reads it). */
@@ -224,6 +235,7 @@ function unaryCall(env: CallEnv, rpc: GrpcRpc) {
   return (call: ServerUnaryCall<Bytes, Bytes>, callback: sendUnaryData<Bytes>): void => {
     void (async () => {
       try {
+        if (env.ready) await env.ready;
         const ctx = new GrpcCallContext(env.supported, call);
         await authenticateRpc(env, rpc, { call, ctx });
         const bytes = await unary({ handler: env.handler(), request: call.request, ctx });
@@ -253,6 +265,7 @@ function streamingCall(env: CallEnv, rpc: GrpcRpc) {
     const streamCall = new StreamCall(call, env, rpc.operation);
     void (async () => {
       try {
+        if (env.ready) await env.ready;
         // Inside the try: a version that cannot be negotiated is an error status like any other.
         const ctx = (streamCall.ctx = new GrpcCallContext(env.supported, call));
         await authenticateRpc(env, rpc, { call, ctx });
