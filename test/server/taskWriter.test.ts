@@ -24,6 +24,7 @@ function unorderedView(store: MemoryTaskStore): TaskStore {
     events: (tenant, id, after) => store.events(tenant, id, after),
     findMessage: (tenant, id) => store.findMessage(tenant, id),
     list: (query) => store.list(query),
+    claimContext: (tenant, contextId, owner) => store.claimContext(tenant, contextId, owner),
   };
 }
 

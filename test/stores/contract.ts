@@ -14,6 +14,7 @@ import { messageFingerprint } from '../../src/server/messageFingerprint.js';
 import { runPushContract } from './pushContract.js';
 import { runLeaseContract } from './leaseContract.js';
 import { runOwnerContract } from './ownerContract.js';
+import { runContextContract } from './contextContract.js';
 
 export interface StoreUnderTest {
   store: TaskStore;
@@ -570,6 +571,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
   runPushContract(name, makeStore, options);
   runLeaseContract(name, makeStore, options);
   runOwnerContract(name, makeStore, options);
+  runContextContract(name, makeStore, options);
 }
 
 /** Retention on a SQL store: old terminal tasks go with their events and message ids; others stay. */

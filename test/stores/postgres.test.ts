@@ -11,7 +11,7 @@ import { makeTask, purgeScenario, runStoreContract } from './contract.js';
 import { pgTestDatabase } from './pgSetup.js';
 import { pushStatements } from '../../src/stores/contract/pushSql.js';
 import { migrateStore, openStore } from '../../src/stores/contract/openStore.js';
-import { assertUpgradedFromV2, assertUpgradedFromV3, seedV2, seedV3, type SeedSql } from './upgradeChecks.js';
+import { assertUpgradedFromV2, assertUpgradedFromV3, assertUpgradedFromV5, seedV2, seedV3, seedV5, type SeedSql } from './upgradeChecks.js';
 
 const db = await pgTestDatabase();
 const skip = typeof db === 'string' ? db : undefined;
@@ -256,6 +256,26 @@ describe('postgres push store', skip ? { skip } : {}, () => {
           ['tasks_by_context', 'tasks_by_owner', 'tasks_by_owner_context', 'tasks_by_owner_state'],
         );
         await assertUpgradedFromV3(store, task);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
+  test("TENANT-06 a version-5 schema upgrades to context owners: its contexts stay their tasks' owners, through retention", async () => {
+    if (typeof db === 'string') return;
+    const schema = db.schema();
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    try {
+      await migratePostgres(pool, { schema, migrations: POSTGRES_MIGRATIONS.slice(0, 5) });
+      await seedV5(seedOn(pool, schema));
+      await assert.rejects(open(schema, { migrate: false }), /run "a2a db migrate"/);
+      const store = await open(schema);
+      try {
+        assert.deepEqual([store.migration.from, store.migration.applied], [5, [6]]);
+        await assertUpgradedFromV5(store);
       } finally {
         await store.close();
       }

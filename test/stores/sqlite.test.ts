@@ -14,7 +14,8 @@ import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion } from '../../src/store
 import { makeTask, purgeScenario, runStoreContract } from './contract.js';
 import { pushStatements } from '../../src/stores/contract/pushSql.js';
 import { SQLITE_LEASE_DIALECT, leaseStatements } from '../../src/stores/contract/leaseSql.js';
-import { assertUpgradedFromV2, assertUpgradedFromV3, seedV2, seedV3, type SeedSql } from './upgradeChecks.js';
+import { SQLITE_CONTEXT_DIALECT, contextStatements } from '../../src/stores/contract/contextSql.js';
+import { assertUpgradedFromV2, assertUpgradedFromV3, assertUpgradedFromV5, seedV2, seedV3, seedV5, type SeedSql } from './upgradeChecks.js';
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'a2a-sqlite-'));
@@ -147,17 +148,19 @@ test('sqlite: list queries of an owner use the indexes (no full scan, no temp b-
   }
 });
 
-test('TENANT-06 sqlite: whose a context is (a list by context across owners) is an index search on tasks_by_context, not a scan of the tenant', async () => {
+test('TENANT-06 sqlite: a context claim is primary-key work on contexts and an index search on tasks_by_context, not a scan of the tenant', async () => {
   const dir = await tempDir();
   try {
     const store = new SqliteTaskStore({ path: join(dir, 'context.db') });
-    for (const sql of [
-      `SELECT tenant, owner, task_json, version, seq FROM tasks WHERE tenant = ? AND context_id = ? ORDER BY status_ts DESC, id DESC LIMIT 1`,
-      `SELECT count(*) AS n FROM tasks WHERE tenant = ? AND context_id = ?`,
-    ]) {
-      const detail = (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('x', 'x') as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
-      assert.match(detail, /INDEX tasks_by_context \(tenant=\? AND context_id=\?\)/, detail);
+    const sql = contextStatements({ prefix: '', ...SQLITE_CONTEXT_DIALECT });
+    const params = { claim: { tenant: 'x', contextId: 'x', owner: 'x', now: 'x' }, keep: { tenant: 'x', taskId: 'x', now: 'x' } };
+    for (const name of ['claim', 'keep'] as const) {
+      const plan = (store.db.prepare(`EXPLAIN QUERY PLAN ${sql[name]}`).all(params[name]) as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+      assert.match(plan, /INDEX tasks_by_context \(tenant=\? AND context_id=\?\)/, `${name}: ${plan}`);
+      assert.doesNotMatch(plan, /SCAN (?!CONSTANT ROW)/, `${name}: ${plan}`);
     }
+    const owner = (store.db.prepare(`EXPLAIN QUERY PLAN ${sql.owner}`).all({ tenant: 'x', contextId: 'x' }) as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+    assert.match(owner, /SEARCH contexts USING PRIMARY KEY/, owner);
     await store.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -343,6 +346,29 @@ test('sqlite: a version-3 file upgrades to task owners: every existing task and 
       const indexes = store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'tasks_by_%' ORDER BY name`).pluck().all();
       assert.deepEqual(indexes, ['tasks_by_context', 'tasks_by_owner', 'tasks_by_owner_context', 'tasks_by_owner_state']);
       await assertUpgradedFromV3(store, task);
+      assert.equal(store.checkIntegrity(), 'ok');
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: TENANT-06 a version-5 file upgrades to context owners: its contexts stay their tasks\' owners\', through retention', async () => {
+  const dir = await tempDir();
+  try {
+    const path = join(dir, 'v5.db');
+    const db = new Database(path);
+    migrateSqlite(db, SQLITE_MIGRATIONS.slice(0, 5));
+    await seedV5(seedOn(db));
+    db.close();
+    assert.throws(() => new SqliteTaskStore({ path, migrate: false }), /run "a2a db migrate"/);
+    const store = new SqliteTaskStore({ path });
+    try {
+      assert.deepEqual([store.migration.from, store.migration.applied], [5, [6]]);
+      assert.equal(store.db.prepare('SELECT count(*) FROM contexts').pluck().get(), 0, 'nothing to backfill: tasks say whose their contexts are');
+      await assertUpgradedFromV5(store);
       assert.equal(store.checkIntegrity(), 'ok');
     } finally {
       await store.close();

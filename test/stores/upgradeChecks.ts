@@ -19,12 +19,14 @@ type UpgradedStore = TaskStore & PushStore & LeaseStore & { purgeTerminal(o: { b
 
 const CREATED = '2025-01-01T00:00:00.000Z';
 
-async function seedTask(exec: SeedSql, row: { tenant: string; task: Task }): Promise<void> {
+/** A task row of the old schema; `owner` (schema v4 on) and `created` (default CREATED) when given. */
+async function seedTask(exec: SeedSql, row: { tenant: string; task: Task; owner?: string; created?: string }): Promise<void> {
   const { tenant, task } = row;
+  const owned = row.owner === undefined ? { column: '', value: '' } : { column: ', owner', value: ', $8' };
   await exec(
-    `INSERT INTO {s}.tasks (tenant, id, context_id, state, status_ts, version, seq, task_json, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, 1, 1, $6, $7, $7)`,
-    [tenant, task.id, task.contextId ?? null, task.status.state, task.status.timestamp, JSON.stringify(task), CREATED],
+    `INSERT INTO {s}.tasks (tenant, id, context_id, state, status_ts, version, seq, task_json, created_at, updated_at${owned.column})
+     VALUES ($1, $2, $3, $4, $5, 1, 1, $6, $7, $7${owned.value})`,
+    [tenant, task.id, task.contextId ?? null, task.status.state, task.status.timestamp, JSON.stringify(task), row.created ?? CREATED, ...(row.owner === undefined ? [] : [row.owner])],
   );
   await exec(`INSERT INTO {s}.events (tenant, task_id, seq, event_json) VALUES ($1, $2, 1, $3)`, [tenant, task.id, JSON.stringify({ task })]);
 }
@@ -82,4 +84,32 @@ export async function assertUpgradedFromV3(store: UpgradedStore, old: Task): Pro
     assert.deepEqual((e as { existing?: unknown }).existing, { messageId: 'old-m', taskId: 'old', fingerprint: 'f-old', owner: '' });
     return true;
   });
+}
+
+const V5_DONE_AT = '2025-01-01T00:00:01.000Z';
+
+/**
+ * Schema v5 data: context `shared` with tasks of two owners (Alice's first, done; Bob's later,
+ * working), and context `solo` with one done task of Carol's.
+ */
+export async function seedV5(exec: SeedSql): Promise<void> {
+  const task = (id: string, contextId: string, state: Task['status']['state']): Task => ({ id, contextId, status: { state, timestamp: V5_DONE_AT } });
+  await seedTask(exec, { tenant: '', task: task('a-old', 'shared', 'TASK_STATE_COMPLETED'), owner: 'alice', created: '2025-01-01T00:00:00.000Z' });
+  await seedTask(exec, { tenant: '', task: task('b-new', 'shared', 'TASK_STATE_WORKING'), owner: 'bob', created: '2025-01-02T00:00:00.000Z' });
+  await seedTask(exec, { tenant: '', task: task('c-done', 'solo', 'TASK_STATE_COMPLETED'), owner: 'carol' });
+}
+
+/**
+ * TENANT-06 (schema v6): the contexts of v5 tasks keep their owners — the oldest task's, for a
+ * context of two — before and after retention purges those tasks; a new context id is claimed.
+ */
+export async function assertUpgradedFromV5(store: UpgradedStore): Promise<void> {
+  assert.equal(await store.claimContext('', 'shared', 'mallory'), 'alice');
+  assert.equal(await store.claimContext('', 'new', 'dave'), 'dave');
+  // `solo` is first looked at after its only task is purged: retention recorded it.
+  assert.equal(await store.purgeTerminal({ before: new Date('2025-06-01') }), 2);
+  assert.equal(await store.get('', 'c-done'), undefined);
+  assert.equal(await store.claimContext('', 'solo', 'mallory'), 'carol');
+  assert.equal(await store.claimContext('', 'shared', 'mallory'), 'alice');
+  assert.equal((await store.get('', 'b-new'))?.owner, 'bob');
 }

@@ -58,6 +58,8 @@ interface MemoryLease {
 export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
   private readonly entries = new Map<string, Entry>();
   private readonly messages = new Map<string, ClaimedMessage>();
+  /** TENANT-06: context key → its owner, as claimed (claimContext); nothing on the write path sets it. */
+  private readonly contexts = new Map<string, string>();
   private readonly push = new MemoryOutbox();
   /** Task key → lease; empty unless the server runs with leases (nothing on the write path reads it). */
   private readonly leases = new Map<string, MemoryLease>();
@@ -241,6 +243,22 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     const out: StoredEvent[] = [];
     for (let i = Math.max(0, afterSeq - entry.firstSeq + 1); i < entry.log.length; i++) out.push({ seq: entry.firstSeq + i, event: entry.log[i] as StreamResponse });
     return out;
+  }
+
+  async claimContext(tenant: string, contextId: string, owner: string): Promise<string> {
+    const k = key(tenant, contextId);
+    const held = this.contexts.get(k);
+    if (held !== undefined) return held;
+    // Entries are kept in creation order: the first task of the context found is its oldest.
+    let holder = owner;
+    for (const { record } of this.entries.values()) {
+      if (record.tenant === tenant && record.task.contextId === contextId) {
+        holder = record.owner;
+        break;
+      }
+    }
+    this.contexts.set(k, holder);
+    return holder;
   }
 
   async list(query: ListQuery): Promise<ListResult> {

@@ -163,6 +163,15 @@ export interface TaskStore {
   /** Events with seq > afterSeq, in order. */
   events(tenant: string, taskId: string, afterSeq: number): Promise<StoredEvent[]>;
   list(query: ListQuery): Promise<ListResult>;
+  /**
+   * TENANT-06: whose the context is, claimed for `owner` if nobody holds it: the recorded owner;
+   * else the owner of its oldest task, now recorded; else (a context id unknown to everyone)
+   * `owner`, now recorded. Atomic: callers racing to claim one new context all get the one
+   * owner that was recorded. Retention (purgeTerminal of the SQL stores) records the context of
+   * each task it deletes, and forgets a context only once it has no task left and was last
+   * recorded before the cutoff (docs/storage.md).
+   */
+  claimContext(tenant: string, contextId: string, owner: string): Promise<string>;
   close?(): Promise<void>;
 }
 

@@ -130,6 +130,25 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX tasks_by_context ON {s}.tasks (tenant, context_id);
     `,
   },
+  {
+    version: 6,
+    name: 'context owners',
+    // TENANT-06: whose a context is, for contexts their tasks do not tell: one the server
+    // answered with a message only (no task), one whose tasks retention purged, one a caller
+    // claimed before its first task. A context without a row belongs to its oldest task's owner
+    // (contextSql.ts), so existing contexts need no backfill and this migration is instant.
+    // updated_at: when the row was recorded, or its last tasks purged (retention, storage.md).
+    sql: `
+      CREATE TABLE {s}.contexts (
+        tenant     text COLLATE "C" NOT NULL,
+        context_id text COLLATE "C" NOT NULL,
+        owner      text COLLATE "C" NOT NULL,
+        updated_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant, context_id)
+      );
+      CREATE INDEX contexts_by_time ON {s}.contexts (updated_at);
+    `,
+  },
 ];
 
 export interface MigrationResult {

@@ -7,6 +7,7 @@
 import { compilePg, pushStatements, type CompiledSql, type PushStatementName } from '../contract/pushSql.js';
 import { POSTGRES_LEASE_DIALECT, leaseStatements } from '../contract/leaseSql.js';
 import { TERMINAL_STATES, listWhere, type ListFilter } from '../contract/sqlShared.js';
+import { POSTGRES_CONTEXT_DIALECT, contextStatements, keepContexts } from '../contract/contextSql.js';
 
 /** A statement with its prepared-statement name. */
 export type PushQuery = CompiledSql & { name: string };
@@ -60,6 +61,8 @@ export function statements(s: string, tag: string) {
   const appendClaim = (write: string) => `${write}, m AS (
           INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $11::text, $2::text, $12::text FROM u
         ) SELECT seq, owner FROM u`;
+  const contextDialect = { prefix: `${s}.`, ...POSTGRES_CONTEXT_DIALECT };
+  const contexts = contextStatements(contextDialect);
   return {
     get: { name: `a2a_get_${tag}`, text: `SELECT owner, task_json, version, seq FROM ${s}.tasks WHERE tenant = $1 AND id = $2` },
     create: { name: `a2a_create_${tag}`, text: `${create} SELECT count(*)::int AS n FROM t` },
@@ -92,8 +95,12 @@ export function statements(s: string, tag: string) {
     purge: {
       name: `a2a_purge_${tag}`,
       text: `WITH victims AS (
-          SELECT tenant, id FROM ${s}.tasks WHERE state IN (${terminal}) AND status_ts < $1
+          SELECT tenant, id, context_id FROM ${s}.tasks WHERE state IN (${terminal}) AND status_ts < $1
           LIMIT $2 FOR UPDATE SKIP LOCKED
+        ), ctx AS (
+          -- TENANT-06: their contexts stay owned (contextSql.ts); the CTEs share one snapshot, so
+          -- the oldest task is read before any is deleted.
+          ${keepContexts(contextDialect, { tenant: 'v.tenant', contextId: 'v.context_id', from: '(SELECT DISTINCT tenant, context_id FROM victims) v WHERE' })}
         ), ev AS (
           DELETE FROM ${s}.events e USING victims v WHERE e.tenant = v.tenant AND e.task_id = v.id
         ), msg AS (
@@ -109,6 +116,17 @@ export function statements(s: string, tag: string) {
         )
         SELECT count(*)::int AS n FROM t`,
     },
+    /**
+     * TENANT-06: claims the context (contextSql.ts) and returns its owner. No row when a racing
+     * claim won the primary key after this statement's snapshot: then `contextOwner` reads it.
+     */
+    claimContext: {
+      name: `a2a_claim_context_${tag}`,
+      ...compilePg(`WITH claimed AS (${contexts.claim} RETURNING owner)
+        SELECT owner FROM claimed UNION ALL ${contexts.owner}`),
+    },
+    contextOwner: { name: `a2a_context_owner_${tag}`, ...compilePg(contexts.owner) },
+    forgetContexts: { name: `a2a_forget_contexts_${tag}`, ...compilePg(contexts.forget) },
   };
 }
 

@@ -210,6 +210,12 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
     return { records: records.slice(0, limit), totalSize: total, hasMore: records.length > limit };
   }
 
+  /** TENANT-06: one statement, plus a read when a racing claim of the same new context won. */
+  async claimContext(tenant: string, contextId: string, owner: string): Promise<string> {
+    const claimed = await this.named<{ owner: string }>(this.q.claimContext, { tenant, contextId, owner });
+    return claimed[0]?.owner ?? (await this.named<{ owner: string }>(this.q.contextOwner, { tenant, contextId }))[0]?.owner ?? owner;
+  }
+
   /** Tasks left SUBMITTED or WORKING, across tenants (R2 recovery, see recoverInterrupted). */
   async listActive(): Promise<Array<{ tenant: string; taskId: string }>> {
     const rows = await this.run<{ tenant: string; id: string }>(this.q.active, []);
@@ -218,8 +224,9 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
 
   /**
    * Retention: deletes terminal tasks whose status timestamp is older than `before`, with their
-   * events, message ids, push configs, deliveries and lease, in batches; returns the number of
-   * tasks deleted.
+   * events, message ids, push configs, deliveries and lease, and records their contexts' owners
+   * (TENANT-06); then forgets the contexts with no task left whose row is older than `before`.
+   * In batches; returns the number of tasks deleted.
    */
   async purgeTerminal(options: PurgeOptions): Promise<number> {
     const before = canonicalTime(typeof options.before === 'string' ? options.before : options.before.toISOString());
@@ -229,8 +236,12 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
       const rows = await this.run<{ n: number }>(this.q.purge, [before, batch]);
       const n = rows[0]?.n ?? 0;
       total += n;
-      if (n < batch) return total;
+      if (n < batch) break;
     }
+    // Then the contexts left without tasks since before the cutoff (TENANT-06, contextSql.ts).
+    let forgotten = batch;
+    while (forgotten === batch) forgotten = (await this.pool.query(this.namedConfig(this.q.forgetContexts, { before, limit: batch }))).rowCount ?? 0;
+    return total;
   }
 
   async close(): Promise<void> {
@@ -243,6 +254,15 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
     const config: QueryConfig = { text: query.text, values };
     if (query.name) config.name = query.name;
     return (await this.pool.query<R>(config).catch(refuseUnstorable)).rows;
+  }
+
+  /** A statement with `@name` parameters (compilePg), by name. */
+  private namedConfig(query: PushQuery, params: Record<string, unknown>): QueryConfig {
+    return { name: query.name, text: query.text, values: query.bind(params) };
+  }
+
+  private async named<R extends QueryResultRow>(query: PushQuery, params: Record<string, unknown>): Promise<R[]> {
+    return (await this.pool.query<R>(this.namedConfig(query, params)).catch(refuseUnstorable)).rows;
   }
 
   private async claim(options: { now: string; until: string; limit: number }): Promise<DeliveryRow[]> {

@@ -136,6 +136,25 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX tasks_by_context ON tasks (tenant, context_id);
     `,
   },
+  {
+    version: 6,
+    name: 'context owners',
+    // TENANT-06: whose a context is, for contexts their tasks do not tell: one the server
+    // answered with a message only (no task), one whose tasks retention purged, one a caller
+    // claimed before its first task. A context without a row belongs to its oldest task's owner
+    // (contextSql.ts), so existing contexts need no backfill and this migration is instant.
+    // updated_at: when the row was recorded, or its last tasks purged (retention, storage.md).
+    sql: `
+      CREATE TABLE contexts (
+        tenant     TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        owner      TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (tenant, context_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX contexts_by_time ON contexts (updated_at);
+    `,
+  },
 ];
 
 export interface MigrationResult {

@@ -3,6 +3,7 @@
  * transactions, yielding to the event loop between them.
  */
 import type { Database as Db } from 'better-sqlite3';
+import { SQLITE_CONTEXT_DIALECT, contextStatements } from '../contract/contextSql.js';
 import { TERMINAL_STATES, canonicalTime } from '../contract/sqlShared.js';
 
 export interface PurgeOptions {
@@ -14,8 +15,10 @@ export interface PurgeOptions {
 
 /**
  * Retention: deletes terminal tasks whose status timestamp is older than `before`, with their
- * events, message ids, push configs, deliveries and lease. Returns the number of tasks
- * deleted. Runs in small transactions.
+ * events, message ids, push configs, deliveries and lease, and records their contexts' owners
+ * (TENANT-06: a context stays its owner's after its tasks are gone); then forgets the contexts
+ * with no task left whose row is older than `before`. Returns the number of tasks deleted.
+ * Runs in small transactions.
  */
 export async function purgeTerminal(db: Db, options: PurgeOptions): Promise<number> {
   const before = canonicalTime(typeof options.before === 'string' ? options.before : options.before.toISOString());
@@ -30,9 +33,14 @@ export async function purgeTerminal(db: Db, options: PurgeOptions): Promise<numb
   const delConfigs = db.prepare<[string, string]>('DELETE FROM push_configs WHERE tenant = ? AND task_id = ?');
   const delLease = db.prepare<[string, string]>('DELETE FROM leases WHERE tenant = ? AND task_id = ?');
   const delTask = db.prepare<[string, string]>(`DELETE FROM tasks WHERE tenant = ? AND id = ? AND state IN (${states})`);
+  const contexts = contextStatements({ prefix: '', ...SQLITE_CONTEXT_DIALECT });
+  const keepContext = db.prepare<[{ tenant: string; taskId: string; now: string }]>(contexts.keep);
+  const forget = db.prepare<[{ before: string; limit: number }]>(contexts.forget);
   const step = db.transaction(() => {
     const rows = pick.all(before, batch);
+    const now = new Date().toISOString();
     for (const r of rows) {
+      keepContext.run({ tenant: r.tenant, taskId: r.id, now });
       delEvents.run(r.tenant, r.id);
       delMessages.run(r.tenant, r.id);
       delDeliveries.run(r.tenant, r.id);
@@ -42,12 +50,21 @@ export async function purgeTerminal(db: Db, options: PurgeOptions): Promise<numb
     }
     return rows.length;
   }).immediate;
+  const forgetStep = db.transaction(() => forget.run({ before, limit: batch }).changes).immediate;
   let total = 0;
-  for (;;) {
-    const n = step();
+  for (let n = batch; n === batch; ) {
+    n = step();
     total += n;
-    if (n < batch) return total;
-    // Let other work (requests on this event loop) run between batches.
-    await new Promise((resolve) => setImmediate(resolve));
+    await yieldTurn();
   }
+  for (let n = batch; n === batch; ) {
+    n = forgetStep();
+    await yieldTurn();
+  }
+  return total;
+}
+
+/** Lets other work (requests on this event loop) run between batches. */
+function yieldTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -1,8 +1,9 @@
 /**
  * The task statements of the SQLite store (sqliteStore.ts), prepared once per database: the
- * snapshot row, the event log, message-id claims, and the outbox rows of new events.
+ * snapshot row, the event log, message-id claims, the outbox rows of new events, and context owners.
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
+import { SQLITE_CONTEXT_DIALECT, contextStatements } from '../contract/contextSql.js';
 
 /**
  * R11: the outbox rows of the events `first…last` just inserted, one per config of the task, in
@@ -31,10 +32,19 @@ export interface TaskStatements {
   claim: Statement<[string, string, string, string]>;
   findMessage: Statement<[string, string], { task_id: string; fingerprint: string; owner: string | null }>;
   enqueue: Statement<[{ tenant: string; taskId: string; first: number; last: number; now: string }]>;
+  contextOwner: Statement<[ContextKey], { owner: string }>;
+  claimContext: Statement<[ContextKey & { owner: string; now: string }]>;
+}
+
+/** A context as named parameters. */
+export interface ContextKey {
+  tenant: string;
+  contextId: string;
 }
 
 /** Prepares the task statements on `db` (after its migrations ran). */
 export function prepareTaskStatements(db: Db): TaskStatements {
+  const contexts = contextStatements({ prefix: '', ...SQLITE_CONTEXT_DIALECT });
   return {
     get: db.prepare('SELECT owner, task_json, version, seq FROM tasks WHERE tenant = ? AND id = ?'),
     insertTask: db.prepare(
@@ -60,5 +70,7 @@ export function prepareTaskStatements(db: Db): TaskStatements {
        WHERE m.tenant = ? AND m.message_id = ?`,
     ),
     enqueue: db.prepare(ENQUEUE_SQL),
+    contextOwner: db.prepare(contexts.owner),
+    claimContext: db.prepare(contexts.claim),
   };
 }

@@ -41,7 +41,7 @@ import { leaseFenceError } from '../../server/stores/leaseStore.js';
 import { preparePushStatements, sqliteOutbox, type PushStatements } from './sqliteOutbox.js';
 import { purgeTerminal, type PurgeOptions } from './sqliteRetention.js';
 export type { PurgeOptions } from './sqliteRetention.js';
-import { prepareTaskStatements, type TaskRow, type TaskStatements } from './sqliteStatements.js';
+import { prepareTaskStatements, type ContextKey, type TaskRow, type TaskStatements } from './sqliteStatements.js';
 export { ENQUEUE_SQL } from './sqliteStatements.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion, type MigrationResult } from './migrations.js';
 
@@ -87,6 +87,8 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
   /** Group commit: the writes of one event-loop turn share one transaction (each in its own savepoint). */
   private readonly commits: GroupCommit;
   private readonly appendTx: (input: AppendInput & { claim?: MessageClaim }, eventJson: string[]) => { seq: number; owner: string };
+  /** TENANT-06: records a context's owner unless it has one, and reads it. */
+  private readonly claimContextTx: (claim: ContextKey & { owner: string; now: string }) => string;
 
   constructor(options: SqliteStoreOptions) {
     super();
@@ -157,6 +159,10 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
       enqueue({ tenant, taskId, first: row.seq - eventJson.length + 1, last: row.seq });
       return row;
     }).immediate;
+    this.claimContextTx = db.transaction((claim: ContextKey & { owner: string; now: string }) => {
+      this.stmt.claimContext.run(claim);
+      return this.stmt.contextOwner.get({ tenant: claim.tenant, contextId: claim.contextId })?.owner ?? claim.owner;
+    }).immediate;
     this.commits = new GroupCommit(db);
   }
 
@@ -194,6 +200,13 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
     return this.stmt.events.all(tenant, taskId, afterSeq).map(toStoredEvent);
   }
 
+  /** TENANT-06: a recorded owner is one primary-key read; otherwise a claim in the next group commit. */
+  async claimContext(tenant: string, contextId: string, owner: string): Promise<string> {
+    const held = this.stmt.contextOwner.get({ tenant, contextId });
+    if (held) return held.owner;
+    return this.commits.write(() => this.claimContextTx({ tenant, contextId, owner, now: new Date().toISOString() }));
+  }
+
   async list(query: ListQuery): Promise<ListResult> {
     const limit = pageLimit(query.pageSize);
     const params: Record<string, string | number> = {};
@@ -215,8 +228,8 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
 
   /**
    * Retention: deletes terminal tasks whose status timestamp is older than `before`, with their
-   * events, message ids, push configs, deliveries and lease. Returns the number of tasks
-   * deleted. Runs in small transactions.
+   * events, message ids, push configs, deliveries and lease, keeping their contexts owned
+   * (sqliteRetention.ts). Returns the number of tasks deleted. Runs in small transactions.
    */
   async purgeTerminal(options: PurgeOptions): Promise<number> {
     return purgeTerminal(this.db, options);
