@@ -53,6 +53,12 @@ export interface ExecutionInput {
   createFirst?: boolean;
   /** R16: caps a follow-up message must fit in (none: not checked). */
   taskLimits?: TaskLimits;
+  /**
+   * TENANT-06: the server minted this run's context for a caller whose contexts are owned. A
+   * message reply leaves no task to say whose the context is, so the reply records its owner
+   * (TaskStore.claimContext) before it is answered.
+   */
+  recordContext?: boolean;
 }
 
 /** The refusal a caller gets when the run's outcome could not be stored (never a stale task). */
@@ -103,6 +109,8 @@ export class Execution implements TaskUpdater {
   private readonly writes = new AgentWrites((error) => this.report(error));
   /** The run itself (not the agent) is writing: such a write, if ignored, is not the agent's. */
   private ownWrite = false;
+  /** The record of a message reply's context (recordContext): false when it could not be stored. */
+  private contextRecorded: Promise<boolean> | undefined;
 
   constructor(private readonly input: ExecutionInput) {
     this.taskId = input.context.taskId;
@@ -175,7 +183,24 @@ export class Execution implements TaskUpdater {
       const { tenant } = this.input.context;
       this.record = (await this.input.writer.store.get(tenant, this.taskId).catch(() => undefined)) ?? this.record;
     }
-    this.finish();
+    if (this.replied) await this.finishReply();
+    else this.finish();
+  }
+
+  /** Answers with the reply once its context is recorded (recordContext); refused if that fails. */
+  private async finishReply(): Promise<void> {
+    if (!this.input.recordContext || (await (this.contextRecorded ??= this.recordContext()))) this.finish();
+  }
+
+  private async recordContext(): Promise<boolean> {
+    try {
+      await this.input.writer.store.claimContext(this.input.context.tenant, this.contextId, this.input.owner ?? '');
+      return true;
+    } catch (error) {
+      this.report(error);
+      this.refuse(outcomeNotStored());
+      return false;
+    }
   }
 
   /** The error of the fence when this run may no longer write. */
@@ -347,7 +372,7 @@ export class Execution implements TaskUpdater {
       ...(options.metadata ? { metadata: options.metadata } : {}),
     });
     this.replied = message;
-    this.finish();
+    await this.finishReply();
   }
 
   async submit(): Promise<void> {

@@ -17,7 +17,7 @@ import { messageClaim, messageFingerprint } from './messageFingerprint.js';
 import type { CallContext } from './requestHandler.js';
 import { textOf } from './runContext.js';
 import type { TaskRecord } from './stores/taskStore.js';
-import { ownerOf, requireOwnContext, requireTask } from './taskQueries.js';
+import { ownerOf, ownsContexts, requireOwnContext, requireTask } from './taskQueries.js';
 import { followUpRefusal, type TaskLimits } from './taskLimits.js';
 
 /** What a run a message starts needs from the request handler: a detached run's needs, the card, push configs and abuse limits. */
@@ -80,7 +80,8 @@ export async function startExecution(deps: MessageRunDeps, req: SendMessageReque
       throw invalidField('message.contextId', `does not match the context of task ${message.taskId}`);
     }
   } else if (message.contextId) {
-    // A new task in a context the client chose: not another caller's (TENANT-06).
+    // A new task in a context the client chose: not another caller's (TENANT-06). A context the
+    // server mints below is the caller's by its task, or recorded with a message reply (Execution).
     await requireOwnContext(deps.store, { tenant, contextId: message.contextId }, ctx);
     contextId = message.contextId;
   } else {
@@ -108,6 +109,7 @@ export async function startExecution(deps: MessageRunDeps, req: SendMessageReque
     onError: deps.onError,
     recorded: existing !== undefined && call.answer !== 'settled',
     createFirst: existing === undefined && call.answer === 'started',
+    recordContext: !message.taskId && !message.contextId && ownsContexts(ctx),
     context: {
       message: stored,
       text: textOf(stored.parts),

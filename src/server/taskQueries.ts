@@ -23,23 +23,29 @@ export async function requireTask(store: TaskStore, task: { tenant: string; id: 
 }
 
 /**
- * TENANT-06 / CTX-04: a new task joins a client-chosen context only if no other caller's task is
- * in it; otherwise InvalidParams on `message.contextId` (never a silently minted new context).
- * Contexts keep one owner this way, so any task of the caller's in the context says it is the
- * caller's (an index range on owner and context); only a context new to the caller is looked up
- * without the owner (its newest task says whose it is; the SQL stores have no owner-less context
- * index, so that lookup reads the tenant's tasks). None where every caller is the same owner
- * (no authentication: everyone is '').
+ * TENANT-06: whether the contexts of this caller's server have owners to tell apart — a caller
+ * with a principal, or an anonymous one behind an authenticator. Without authentication every
+ * caller is '' and nothing about contexts is checked or recorded.
+ */
+export function ownsContexts(ctx: CallContext): boolean {
+  return ownerOf(ctx) !== '' || ctx.authChecked === true;
+}
+
+/**
+ * TENANT-06 / CTX-04: a new task joins a client-chosen context only if it is the caller's;
+ * otherwise InvalidParams on `message.contextId` (never a silently minted new context). Whose a
+ * context is comes from one atomic claim in the store (TaskStore.claimContext): its recorded
+ * owner, else its oldest task's, else — an id unknown to everyone — the caller, recorded now, so
+ * of two callers racing for a new id only one gets it. A context that holds tasks of two owners
+ * (data from before contexts were checked) refuses neither of them: a caller with a task in it
+ * is let in (a second query, on the refusal path only).
  */
 export async function requireOwnContext(store: TaskStore, context: { tenant: string; contextId: string }, ctx: CallContext): Promise<void> {
+  if (!ownsContexts(ctx)) return;
   const owner = ownerOf(ctx);
-  if (owner === '' && ctx.authChecked !== true) return;
-  // The usual case, a caller continuing its own context: one index range (owner, context).
+  if ((await store.claimContext(context.tenant, context.contextId, owner)) === owner) return;
   if ((await store.list({ tenant: context.tenant, owner, contextId: context.contextId, pageSize: 1 })).records.length > 0) return;
-  const newest = (await store.list({ tenant: context.tenant, contextId: context.contextId, pageSize: 1 })).records[0];
-  if (newest && newest.owner !== owner) {
-    throw invalidField('message.contextId', 'belongs to another caller; send the message without contextId to start a new context');
-  }
+  throw invalidField('message.contextId', 'belongs to another caller; send the message without contextId to start a new context');
 }
 
 export async function getTask(store: TaskStore, req: GetTaskRequest, owner: string): Promise<Task> {

@@ -13,7 +13,9 @@ import type { Task } from '../../src/protocol/types.js';
 import { createDemoAgent } from '../../src/cli/agents/demo.js';
 import { TEST_PUSH } from '../support/server.js';
 import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
-import type { ListQuery } from '../../src/server/stores/taskStore.js';
+import type { ListQuery, TaskStore } from '../../src/server/stores/taskStore.js';
+import { SqliteTaskStore } from '../../src/stores/sqlite/sqliteStore.js';
+import type { AgentExecutor } from '../../src/server/agentExecutor.js';
 import { callAs, testCard } from './support.js';
 
 const card = testCard('owned', { streaming: true, pushNotifications: true });
@@ -127,35 +129,111 @@ test('R4 SEC-03 two principals racing with the same message: the second gets INV
   await h.drain(0);
 });
 
-test('TENANT-06 the context check costs one owner-scoped list query for a caller continuing its context, a second only for a context new to it, none where callers are not told apart', async () => {
+test('TENANT-06 the context check is one claimContext for a new task in a client-chosen context (a list query only to refuse), none where callers are not told apart', async () => {
   const store = new MemoryTaskStore();
   const queries: ListQuery[] = [];
+  const claims: string[][] = [];
   const list = store.list.bind(store);
   store.list = (query) => {
     queries.push(query);
     return list(query);
   };
+  const claimContext = store.claimContext.bind(store);
+  store.claimContext = (tenant, contextId, owner) => {
+    claims.push([tenant, contextId, owner]);
+    return claimContext(tenant, contextId, owner);
+  };
   const h = new A2ARequestHandler({ agentCard: card, executor: createDemoAgent(), push: TEST_PUSH, store });
   const started = await h.unary('sendMessage', message('no context'), as('alice'));
   assert.ok('task' in started);
   const contextId = started.task.contextId as string;
-  // A new task without contextId, and a follow-up with a taskId (and its contextId): no query.
+  // A new task without contextId (its task says whose the context is), and a follow-up with a
+  // taskId (and its contextId): nothing read or recorded.
   await h.unary('sendMessage', message('more', { taskId: started.task.id, contextId }), as('alice')).catch(() => undefined);
   // No authentication: every caller is '' and there is nobody to tell apart.
   await h.unary('sendMessage', message('open', { contextId: crypto.randomUUID() }), as(undefined));
-  assert.deepEqual(queries, []);
-  // A principal starting a task in its own context: one query on (owner, context); Bob and an
-  // anonymous caller, new to it, also look it up without the owner, and are refused.
+  await h.unary('sendMessage', message('open'), as(undefined));
+  assert.deepEqual([queries, claims], [[], []]);
+  // A principal starting a task in its own context: one claim, answered with her (her task's)
+  // ownership. Bob and an anonymous caller behind an authenticator: a claim each, answered
+  // with Alice, then a look for a task of theirs in it (a context of two owners from older
+  // data refuses neither), and refused.
   await h.unary('sendMessage', message('alice again', { contextId }), as('alice'));
   assert.equal(await reason(h.unary('sendMessage', message('bob', { contextId }), as('bob'))), 'INVALID_PARAMS');
-  // Anonymous behind an authenticator: checked too.
   assert.equal(await reason(h.unary('sendMessage', message('anon', { contextId }), { ...as(undefined), authChecked: true })), 'INVALID_PARAMS');
+  assert.deepEqual(claims, [
+    ['', contextId, 'alice'],
+    ['', contextId, 'bob'],
+    ['', contextId, ''],
+  ]);
   assert.deepEqual(queries, [
-    { tenant: '', owner: 'alice', contextId, pageSize: 1 },
     { tenant: '', owner: 'bob', contextId, pageSize: 1 },
-    { tenant: '', contextId, pageSize: 1 },
     { tenant: '', owner: '', contextId, pageSize: 1 },
-    { tenant: '', contextId, pageSize: 1 },
   ]);
   await h.drain(0);
+});
+
+/** Completes each task at once. */
+const done: AgentExecutor = {
+  async execute(_ctx, task) {
+    await task.complete();
+  },
+};
+
+test('TENANT-06 callers racing to start the first task in one new client-chosen context: one gets it, the others INVALID_PARAMS (SQLite and memory)', async () => {
+  for (const store of [new MemoryTaskStore(), new SqliteTaskStore({ path: ':memory:' })] as TaskStore[]) {
+    const h = new A2ARequestHandler({ agentCard: card, executor: done, push: TEST_PUSH, store });
+    for (let round = 0; round < 5; round++) {
+      const contextId = crypto.randomUUID();
+      const who = ['alice', 'bob', 'carol', 'dave'];
+      const outcomes = await Promise.all(who.map((id) => reason(h.unary('sendMessage', message(`${id} first`, { contextId }), as(id)))));
+      assert.deepEqual(outcomes.filter((o) => o === 'ok').length, 1, `round ${round}: ${outcomes.join(',')}`);
+      assert.equal(outcomes.filter((o) => o === 'INVALID_PARAMS').length, who.length - 1, outcomes.join(','));
+      const winner = who[outcomes.indexOf('ok')] as string;
+      const tasks = await store.list({ tenant: '', contextId, pageSize: 10 });
+      assert.deepEqual(tasks.records.map((r) => r.owner), [winner], 'only the winner has a task in it');
+    }
+    await h.drain(0);
+    await store.close?.();
+  }
+});
+
+test('TENANT-06 a context holding tasks of two owners (data from before contexts were checked) refuses neither of them, and refuses anyone else', async () => {
+  const store = new MemoryTaskStore();
+  const old = (id: string) => ({ id, contextId: 'legacy', status: { state: 'TASK_STATE_COMPLETED' as const, timestamp: new Date().toISOString() } });
+  await store.create('', old('a1'), { owner: 'alice' });
+  await store.create('', old('b1'), { owner: 'bob' });
+  const h = new A2ARequestHandler({ agentCard: card, executor: done, push: TEST_PUSH, store });
+  assert.equal(await reason(h.unary('sendMessage', message('alice again', { contextId: 'legacy' }), as('alice'))), 'ok');
+  assert.equal(await reason(h.unary('sendMessage', message('bob again', { contextId: 'legacy' }), as('bob'))), 'ok');
+  assert.equal(await reason(h.unary('sendMessage', message('carol', { contextId: 'legacy' }), as('carol'))), 'INVALID_PARAMS');
+  await h.drain(0);
+});
+
+test("TENANT-06 retention: a context whose tasks were all purged stays its owner's for a retention period, then is forgotten", async () => {
+  const store = new SqliteTaskStore({ path: ':memory:' });
+  const h = new A2ARequestHandler({ agentCard: card, executor: done, push: TEST_PUSH, store });
+  // A purge whose cutoff is just past the tasks written so far (as `now - maxAge` is, later on).
+  const purgeUpToNow = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return store.purgeTerminal({ before: new Date(Date.now() - 5) });
+  };
+  try {
+    const started = await h.unary('sendMessage', message('alice starts'), as('alice'));
+    assert.ok('task' in started && started.task.status.state === 'TASK_STATE_COMPLETED');
+    const contextId = started.task.contextId as string;
+    assert.equal(await purgeUpToNow(), 1);
+    assert.equal(await store.get('', started.task.id), undefined, 'the task is gone');
+    assert.equal(await reason(h.unary('sendMessage', message('bob takes over', { contextId }), as('bob'))), 'INVALID_PARAMS');
+    assert.equal(await reason(h.unary('sendMessage', message('alice again', { contextId }), as('alice'))), 'ok');
+    // Alice's new task is purged in turn: the context is still hers.
+    assert.equal(await purgeUpToNow(), 1);
+    assert.equal(await reason(h.unary('sendMessage', message('bob', { contextId }), as('bob'))), 'INVALID_PARAMS');
+    // A retention period after its last task went (a cutoff past that purge), the empty context is forgotten, and free.
+    assert.equal(await store.purgeTerminal({ before: new Date(Date.now() + 60_000) }), 0);
+    assert.equal(await reason(h.unary('sendMessage', message('bob, later', { contextId }), as('bob'))), 'ok');
+  } finally {
+    await h.drain(0);
+    await store.close();
+  }
 });
