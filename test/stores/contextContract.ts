@@ -5,23 +5,15 @@
  * on one owner), per tenant; on the SQL stores retention keeps a purged context its owner's and
  * forgets it only once it has had no task for a retention period.
  */
-import { describe, test, type TestContext } from 'node:test';
+import { describe, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TaskStore } from '../../src/server/stores/taskStore.js';
 import type { ContractOptions, PurgeableStore, StoreUnderTest } from './contract.js';
-import { makeTask, ts } from './contract.js';
+import { freshStoreTest, makeTask, ts } from './contract.js';
 
 export function runContextContract(name: string, makeStore: () => Promise<StoreUnderTest>, options: ContractOptions = {}): void {
-  function contextTest(title: string, fn: (store: TaskStore, s: StoreUnderTest, t: TestContext) => Promise<void>): void {
-    test(title, { timeout: 30_000 }, async (t) => {
-      const s = await makeStore();
-      try {
-        await fn(s.store, s, t);
-      } finally {
-        await s.cleanup();
-      }
-    });
-  }
+  const onStore = freshStoreTest(makeStore);
+  const contextTest = (title: string, fn: (store: TaskStore, s: StoreUnderTest, t: TestContext) => Promise<void>): void => onStore(title, (s, t) => fn(s.store, s, t));
 
   describe(`TaskStore context contract: ${name}`, options.skip ? { skip: options.skip } : {}, () => {
     contextTest('TENANT-06 claimContext: a context id unknown to everyone goes to its first claimant, for good, per tenant', async (store, { reopen }) => {

@@ -102,10 +102,12 @@ export interface ContractOptions {
   skip?: string;
 }
 
-export function runStoreContract(name: string, makeStore: () => Promise<StoreUnderTest>, options: ContractOptions = {}): void {
-  /** Runs `fn` on a fresh store and always cleans up. */
-  function storeTest(title: string, fn: (s: StoreUnderTest, t: TestContext) => Promise<void>, options: { timeout?: number } = {}): void {
-    test(title, { timeout: options.timeout ?? 30_000 }, async (t) => {
+export type FreshStoreTest = (title: string, fn: (s: StoreUnderTest, t: TestContext) => Promise<void>, options?: { timeout?: number }) => void;
+
+/** Declares tests that each run on a fresh store from `makeStore`, always cleaned up (default timeout 30 s). */
+export function freshStoreTest(makeStore: () => Promise<StoreUnderTest>, defaultTimeout = 30_000): FreshStoreTest {
+  return (title, fn, options = {}) => {
+    test(title, { timeout: options.timeout ?? defaultTimeout }, async (t) => {
       const s = await makeStore();
       try {
         await fn(s, t);
@@ -113,7 +115,11 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
         await s.cleanup();
       }
     });
-  }
+  };
+}
+
+export function runStoreContract(name: string, makeStore: () => Promise<StoreUnderTest>, options: ContractOptions = {}): void {
+  const storeTest = freshStoreTest(makeStore);
 
   describe(`TaskStore contract: ${name}`, options.skip ? { skip: options.skip } : {}, () => {
     storeTest('get and events of an unknown task: undefined and []', async ({ store }) => {

@@ -4,13 +4,13 @@
  * (across two handles on shared storage), and retention purge. Expiry is real time: leases that
  * must expire get a TTL of SHORT ms and the test waits EXPIRE ms, nothing longer.
  */
-import { describe, test, type TestContext } from 'node:test';
+import { describe, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TaskState } from '../../src/protocol/types.js';
 import { LeaseLostError, isLeaseStore, type Lease, type LeaseStore } from '../../src/server/stores/leaseStore.js';
 import type { TaskStore } from '../../src/server/stores/taskStore.js';
 import type { ContractOptions, PurgeableStore, StoreUnderTest } from './contract.js';
-import { makeTask, ts } from './contract.js';
+import { freshStoreTest, makeTask, ts } from './contract.js';
 
 type Store = TaskStore & LeaseStore;
 
@@ -53,16 +53,8 @@ function brief(leases: Lease[]): string[] {
 }
 
 export function runLeaseContract(name: string, makeStore: () => Promise<StoreUnderTest>, options: ContractOptions = {}): void {
-  function leaseTest(title: string, fn: (store: Store, s: StoreUnderTest, t: TestContext) => Promise<void>): void {
-    test(title, { timeout: 30_000 }, async (t) => {
-      const s = await makeStore();
-      try {
-        await fn(asLease(s.store), s, t);
-      } finally {
-        await s.cleanup();
-      }
-    });
-  }
+  const onStore = freshStoreTest(makeStore);
+  const leaseTest = (title: string, fn: (store: Store, s: StoreUnderTest, t: TestContext) => Promise<void>): void => onStore(title, (s, t) => fn(asLease(s.store), s, t));
 
   describe(`LeaseStore contract: ${name}`, options.skip ? { skip: options.skip } : {}, () => {
     leaseTest('acquire: free → true; another owner → false while live; the holder re-acquires (extends); tenants and tasks separate', async (store) => {

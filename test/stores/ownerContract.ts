@@ -4,12 +4,12 @@
  * records, lists and message records carry that owner, and a list with an owner filter sees
  * only that owner's tasks of the tenant (pages, keyset cursor and totalSize alike).
  */
-import { describe, test, type TestContext } from 'node:test';
+import { describe, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StreamResponse, Task, TaskState } from '../../src/protocol/types.js';
 import { DuplicateMessageError, VersionConflictError, type ListQuery, type TaskRecord, type TaskStore } from '../../src/server/stores/taskStore.js';
 import type { ContractOptions, StoreUnderTest } from './contract.js';
-import { makeTask, ts } from './contract.js';
+import { freshStoreTest, makeTask, ts } from './contract.js';
 
 function statusChange(task: Task, state: TaskState, at: number): { task: Task; events: StreamResponse[] } {
   const status = { state, timestamp: ts(at) };
@@ -46,16 +46,8 @@ async function walk(store: TaskStore, query: Omit<ListQuery, 'after'>, between?:
 }
 
 export function runOwnerContract(name: string, makeStore: () => Promise<StoreUnderTest>, options: ContractOptions = {}): void {
-  function ownerTest(title: string, fn: (store: TaskStore, s: StoreUnderTest, t: TestContext) => Promise<void>): void {
-    test(title, { timeout: 30_000 }, async (t) => {
-      const s = await makeStore();
-      try {
-        await fn(s.store, s, t);
-      } finally {
-        await s.cleanup();
-      }
-    });
-  }
+  const onStore = freshStoreTest(makeStore);
+  const ownerTest = (title: string, fn: (store: TaskStore, s: StoreUnderTest, t: TestContext) => Promise<void>): void => onStore(title, (s, t) => fn(s.store, s, t));
 
   describe(`TaskStore owner contract: ${name}`, options.skip ? { skip: options.skip } : {}, () => {
     ownerTest('create stores the owner; get, append and list return it; no owner means anonymous', async (store) => {

@@ -4,13 +4,13 @@
  * locks, retry / dead letter / complete, and purge. Times are explicit `now` values well after
  * the rows were enqueued, so nothing sleeps.
  */
-import { describe, test, type TestContext } from 'node:test';
+import { describe, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StreamResponse, Task } from '../../src/protocol/types.js';
 import { PushConfigLimitError, isPushStore, type DeliveryKey, type PushDelivery, type PushStore, type StoredPushConfig } from '../../src/server/stores/pushStore.js';
 import type { TaskStore } from '../../src/server/stores/taskStore.js';
 import type { ContractOptions, PurgeableStore, StoreUnderTest } from './contract.js';
-import { makeTask, ts } from './contract.js';
+import { freshStoreTest, makeTask, ts } from './contract.js';
 
 type Store = TaskStore & PushStore;
 
@@ -68,16 +68,8 @@ function asPush(store: TaskStore): Store {
 }
 
 export function runPushContract(name: string, makeStore: () => Promise<StoreUnderTest>, options: ContractOptions = {}): void {
-  function pushTest(title: string, fn: (store: Store, s: StoreUnderTest, t: TestContext) => Promise<void>): void {
-    test(title, { timeout: 60_000 }, async (t) => {
-      const s = await makeStore();
-      try {
-        await fn(asPush(s.store), s, t);
-      } finally {
-        await s.cleanup();
-      }
-    });
-  }
+  const onStore = freshStoreTest(makeStore, 60_000);
+  const pushTest = (title: string, fn: (store: Store, s: StoreUnderTest, t: TestContext) => Promise<void>): void => onStore(title, (s, t) => fn(asPush(s.store), s, t));
 
   describe(`PushStore contract: ${name}`, options.skip ? { skip: options.skip } : {}, () => {
     pushTest('configs: put, get, replace (upsert), tenant kept out of the stored config, tenants and tasks isolated', async (store) => {
