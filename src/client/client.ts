@@ -33,10 +33,16 @@ import { resumableStream, waitForTask, type ResumeOptions, type WaitOptions } fr
 import { selectInterface, type FetchLike, type StreamItem, type Transport, type TransportFactory } from './transport.js';
 
 export interface CallOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Unary calls: the whole call, retries included. Streams: until the stream is open. */
-  timeoutMs?: number;
-  headers?: Record<string, string>;
+  timeoutMs?: number | undefined;
+  headers?: Record<string, string> | undefined;
+  /**
+   * EXT-05: called with the extensions the agent activated for this call, as its answer echoed
+   * them (A2A-Extensions; `[]` when none): once the call succeeded, before it returns; for a
+   * stream once it is open, before its first event (again for each resumption).
+   */
+  onActivatedExtensions?: ((uris: string[]) => void) | undefined;
 }
 
 export interface ClientOptions {
@@ -58,6 +64,8 @@ export interface ClientOptions {
   headers?: Record<string, string>;
   /** Extensions to activate on every request (A2A-Extensions, EXT-02). */
   extensions?: string[];
+  /** The default `onActivatedExtensions` of every call (EXT-05). */
+  onActivatedExtensions?: (uris: string[]) => void;
   interceptors?: Interceptor[];
   auth?: AuthProvider;
   /** Default `timeoutMs` of every call. */
@@ -230,8 +238,7 @@ export class A2AClient {
   /** Waits until the task is terminal (or, with `until: 'finalForNow'`, interrupted too). */
   waitForTask(taskId: string, options: WaitOptions & CallOptions = {}): Promise<Task> {
     const deadline = new Deadline(options.signal, options.timeoutMs);
-    const scoped: CallOptions = { signal: deadline.signal };
-    if (options.headers) scoped.headers = options.headers;
+    const scoped: CallOptions = { signal: deadline.signal, headers: options.headers, onActivatedExtensions: options.onActivatedExtensions };
     return waitForTask(
       {
         streaming: this.card.capabilities.streaming === true,
@@ -257,15 +264,11 @@ export class A2AClient {
   }
 
   private messageRequest(text: string, options: SendOptions): [Request<'sendMessage'>, CallOptions] {
-    const { signal, timeoutMs, headers, configuration, requestMetadata, ...input } = options;
+    const { signal, timeoutMs, headers, onActivatedExtensions, configuration, requestMetadata, ...input } = options;
     const request: Request<'sendMessage'> = { message: createMessage({ ...input, text }) };
     if (configuration) request.configuration = configuration;
     if (requestMetadata) request.metadata = requestMetadata;
-    const call: CallOptions = {};
-    if (signal) call.signal = signal;
-    if (timeoutMs !== undefined) call.timeoutMs = timeoutMs;
-    if (headers) call.headers = headers;
-    return [request, call];
+    return [request, { signal, timeoutMs, headers, onActivatedExtensions }];
   }
 
   // ---- Calls ----
@@ -369,10 +372,11 @@ export class A2AClient {
       for (let n = 0; ; ) {
         deadline.check();
         const current: ClientCall = { ...call, headers: new Headers(call.headers), query: new URLSearchParams(call.query) };
+        let value: T;
         try {
           // Raced: a provider that hangs (a token endpoint that never answers) cannot outlast the deadline.
           await deadline.race(auth?.apply(current));
-          return { call: current, value: await send(current) };
+          value = await send(current);
         } catch (error) {
           const e = deadline.wrap(error);
           if (auth?.refresh && !refreshed && responseInfo(e)?.status === 401) {
@@ -382,7 +386,11 @@ export class A2AClient {
           const delay = retry === false ? undefined : retryDelay({ op, request: call.request, error: e, attempt: n++ }, retry ?? {});
           if (delay === undefined) throw e;
           await sleep(delay, deadline.signal);
+          continue;
         }
+        // Outside the attempt: the caller's callback failing is no reason to retry.
+        (options.onActivatedExtensions ?? this.options.onActivatedExtensions)?.(current.activatedExtensions ?? []);
+        return { call: current, value };
       }
     } catch (error) {
       const e = deadline.wrap(error);

@@ -6,6 +6,7 @@
  */
 import { ERROR_TABLE } from '../protocol/errorTable.js';
 import type { A2AErrorReason } from '../protocol/errors.js';
+import { echoedExtensions } from '../protocol/serviceParams.js';
 import type { StreamResponse } from '../protocol/types.js';
 import { A2AClientError, withResponse } from './errors.js';
 import { abortError } from './signals.js';
@@ -22,11 +23,26 @@ export async function send(fetch: FetchLike, url: string, init: RequestInit): Pr
   }
 }
 
-/** The caller's headers over the transport's defaults (content type, accept). */
-export function headersFor(call: TransportCall, defaults: Record<string, string>): Headers {
+/** One call's HTTP request. */
+export interface CallRequest {
+  call: TransportCall;
+  method: string;
+  /** The transport's headers (content type, accept), under the call's own. */
+  defaults: Record<string, string>;
+  body?: string | undefined;
+}
+
+/**
+ * Sends a call to `url` with its headers, extra query parameters and signal, and records on
+ * the call the extensions the response echoes as activated (EXT-05). Every HTTP transport
+ * (JSON-RPC and HTTP+JSON, A2A 1.0 and 0.3) sends its calls through here.
+ */
+export async function sendCall(fetch: FetchLike, url: string, { call, method, defaults, body }: CallRequest): Promise<Response> {
   const headers = new Headers(defaults);
   call.headers.forEach((value, name) => headers.set(name, value));
-  return headers;
+  const res = await send(fetch, withQuery(url, call.query), { method, headers, ...(body === undefined ? {} : { body }), signal: call.signal });
+  call.activatedExtensions = echoedExtensions((name) => res.headers.get(name));
+  return res;
 }
 
 /**
@@ -138,16 +154,14 @@ export interface RestRequest {
 
 // ---- HTTP+JSON (1.0 and A2A 0.3 REST) ----
 
-/** Sends `request` below `base` (`below`), with the call's headers, extra query parameters and signal. */
+/** Sends `request` below `base` (`below`), as sendCall sends. */
 export function sendRest(fetch: FetchLike, base: string, { call, request }: { call: TransportCall; request: RestRequest }): Promise<Response> {
-  const query = new URLSearchParams(request.query);
-  call.query.forEach((value, name) => query.append(name, value));
   const hasBody = request.body !== undefined;
-  return send(fetch, withQuery(below(base, request.path), query), {
+  return sendCall(fetch, withQuery(below(base, request.path), request.query ?? new URLSearchParams()), {
+    call,
     method: request.method,
-    headers: headersFor(call, hasBody ? { 'content-type': request.contentType ?? A2A_JSON, accept: request.accept } : { accept: request.accept }),
-    ...(hasBody ? { body: JSON.stringify(request.body) } : {}),
-    signal: call.signal,
+    defaults: hasBody ? { 'content-type': request.contentType ?? A2A_JSON, accept: request.accept } : { accept: request.accept },
+    body: hasBody ? JSON.stringify(request.body) : undefined,
   });
 }
 

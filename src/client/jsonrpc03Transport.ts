@@ -15,7 +15,7 @@ import type { V03UnaryMethod } from '../compat/results.js';
 import type { OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { A2AClientError, withResponse } from './errors.js';
 import type { SseEvent } from './sse.js';
-import { errorFromResponse, headersFor, isEventStream, isObject, parseJson, readJson, send, withQuery } from './http.js';
+import { errorFromResponse, isEventStream, isObject, parseJson, readJson, sendCall } from './http.js';
 import type { StreamItem, Transport, TransportCall, TransportContext } from './transport.js';
 import { v03CallOf, v03Result, v03StreamItems } from './v03Translate.js';
 
@@ -46,11 +46,11 @@ export class JsonRpc03Transport implements Transport {
   ) {}
 
   private post(call: TransportCall, { method, params }: V03Call, accept: string): Promise<Response> {
-    return send(this.context.fetch, withQuery(this.url, call.query), {
+    return sendCall(this.context.fetch, this.url, {
+      call,
       method: 'POST',
-      headers: headersFor(call, { 'content-type': 'application/json', accept }),
+      defaults: { 'content-type': 'application/json', accept },
       body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, ...(params === undefined ? {} : { params }) }),
-      signal: call.signal,
     });
   }
 

@@ -7,7 +7,7 @@ import { fromJsonRpcError, type JsonRpcErrorObject } from '../bindings/jsonrpc/e
 import type { OperationName, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { A2AClientError, withResponse } from './errors.js';
 import { checkEvent } from './responses.js';
-import { errorFromResponse, headersFor, isEventStream, isObject, parseJson, readJson, send, streamItems, withQuery } from './http.js';
+import { errorFromResponse, isEventStream, isObject, parseJson, readJson, sendCall, streamItems } from './http.js';
 import type { StreamItem, Transport, TransportCall, TransportContext, TransportFactory } from './transport.js';
 import { withV03 } from './dualVersion.js';
 
@@ -44,11 +44,11 @@ class JsonRpcTransport implements Transport {
   ) {}
 
   private post(call: TransportCall, accept: string): Promise<Response> {
-    return send(this.context.fetch, withQuery(this.url, call.query), {
+    return sendCall(this.context.fetch, this.url, {
+      call,
       method: 'POST',
-      headers: headersFor(call, { 'content-type': 'application/json', accept }),
+      defaults: { 'content-type': 'application/json', accept },
       body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method: rpcName(call.op), params: call.request }),
-      signal: call.signal,
     });
   }
 

@@ -28,6 +28,12 @@ export interface TransportCall<K extends OperationName = OperationName> {
   /** Extra query parameters (an API key sent in the query); HTTP transports append them. */
   readonly query: URLSearchParams;
   readonly signal: AbortSignal;
+  /**
+   * EXT-05: the extensions the agent activated, as its response echoed them (A2A-Extensions;
+   * `[]` when it echoed none). Set by the transport once the response, or a stream's headers,
+   * arrived; a transport that cannot read them leaves it unset.
+   */
+  activatedExtensions?: string[];
 }
 
 /** One streamed event and its SSE event id (or the binding's equivalent), when it had one. */

@@ -90,7 +90,16 @@ export function requestedExtensions(version: string, read: (name: string) => str
   const v10 = read('a2a-extensions');
   if (version !== '0.3') return parseExtensions(v10);
   const v03 = read('x-a2a-extensions');
-  return parseExtensions(v03 && v10 ? `${v03},${v10}` : (v03 ?? v10));
+  return parseExtensions(v03 && v10 ? `${v03},${v10}` : v03 || v10);
+}
+
+/**
+ * EXT-05, client side: the extensions a response says the agent activated, from its
+ * A2A-Extensions header or metadata (X-A2A-Extensions from an A2A 0.3 agent); `read` gives a
+ * header or metadata value by its lowercase name.
+ */
+export function echoedExtensions(read: (name: string) => string | null | undefined): string[] {
+  return requestedExtensions('0.3', read);
 }
 
 /** The header (or metadata key, lowercased) that echoes the activated extensions of a call of `version` (EXT-05). */

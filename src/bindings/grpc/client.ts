@@ -11,7 +11,7 @@ import { checkResponse } from '../../client/responses.js';
 import { Deadline } from '../../client/signals.js';
 import type { StreamItem, Transport, TransportCall, TransportFactory } from '../../client/transport.js';
 import { InvalidParamsError } from '../../protocol/errors.js';
-import { PROTOCOL_VERSION } from '../../protocol/serviceParams.js';
+import { PROTOCOL_VERSION, echoedExtensions } from '../../protocol/serviceParams.js';
 import type {
   OperationName,
   OperationRequests,
@@ -139,6 +139,13 @@ export interface GrpcBytesCall {
   headers: Headers;
   signal: AbortSignal;
   errors?: GrpcErrorReader;
+  /** Where the extensions the response metadata echoes as activated are recorded (EXT-05): the TransportCall. */
+  echo?: Pick<TransportCall, 'activatedExtensions'>;
+}
+
+/** EXT-05: the activated extensions the response's (initial) metadata lists, recorded on the call. */
+function recordExtensions(call: GrpcBytesCall, metadata: Metadata | undefined): void {
+  if (call.echo) call.echo.activatedExtensions = echoedExtensions((name) => metadata?.get(name).join(', '));
 }
 
 /** A unary call: the response message's bytes, or the call's error (aborts cancel the call). */
@@ -151,6 +158,7 @@ export function unaryBytes(client: Client, call: GrpcBytesCall): Promise<Buffer>
       if (error) reject(failure(error, call));
       else resolve(value ?? Buffer.alloc(0));
     });
+    pending.on('metadata', (metadata: Metadata) => recordExtensions(call, metadata));
     call.signal.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -179,6 +187,7 @@ export async function streamBytes(client: Client, call: GrpcBytesCall): Promise<
       stream.once('error', (error: ServiceError) => reject(failure(error, call)));
       stream.once('end', () => resolve(undefined));
     });
+    recordExtensions(call, headers);
     const first = Number(headers?.get(FIRST_EVENT_ID_KEY)[0] ?? Number.NaN);
     return { firstId: Number.isInteger(first) ? first : undefined, messages: readMessages(stream, { call, state, onAbort }) };
   } catch (error) {
@@ -210,14 +219,14 @@ class GrpcTransport implements Transport {
   async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
     const method = methodOf(call.op);
     const request = encodeRequest(method, call.request);
-    const bytes = await unaryBytes(this.client, { path: method.path, request, headers: call.headers, signal: call.signal });
+    const bytes = await unaryBytes(this.client, { path: method.path, request, headers: call.headers, signal: call.signal, echo: call });
     return decodeResponse<OperationResponses[K]>(method.output, bytes);
   }
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
     const method = methodOf(call.op);
     const request = encodeRequest(method, call.request);
-    const { firstId, messages } = await streamBytes(this.client, { path: method.path, request, headers: call.headers, signal: call.signal });
+    const { firstId, messages } = await streamBytes(this.client, { path: method.path, request, headers: call.headers, signal: call.signal, echo: call });
     return (async function* () {
       let index = 0;
       for await (const bytes of messages) {
@@ -279,6 +288,8 @@ export interface GrpcCallOptions {
   signal?: AbortSignal;
   /** Bounds the call (for a stream: until it opens). */
   timeoutMs?: number;
+  /** Called with the extensions the agent activated (EXT-05), once the call succeeded (a stream: once open). */
+  onActivatedExtensions?: (uris: string[]) => void;
 }
 
 export interface GrpcStreamOptions extends GrpcCallOptions {
@@ -319,7 +330,10 @@ export function createGrpcClient(address: string, options: GrpcClientOptions = {
     async (request: OperationRequests[K], opts: GrpcCallOptions = {}): Promise<OperationResponses[K]> => {
       const deadline = new Deadline(opts.signal, opts.timeoutMs);
       try {
-        return checkResponse(op, await transport.unary(callOf(op, request, { ...opts, signal: deadline.signal })));
+        const call = callOf(op, request, { ...opts, signal: deadline.signal });
+        const value = checkResponse(op, await transport.unary(call));
+        opts.onActivatedExtensions?.(call.activatedExtensions ?? []);
+        return value;
       } catch (error) {
         throw deadline.wrap(error);
       } finally {
@@ -332,8 +346,10 @@ export function createGrpcClient(address: string, options: GrpcClientOptions = {
       async *[Symbol.asyncIterator]() {
         const deadline = new Deadline(opts.signal, opts.timeoutMs);
         try {
-          const items = await transport.stream(callOf(op, request, { ...opts, signal: deadline.signal }));
+          const call = callOf(op, request, { ...opts, signal: deadline.signal });
+          const items = await transport.stream(call);
           deadline.stopTimer();
+          opts.onActivatedExtensions?.(call.activatedExtensions ?? []);
           for await (const item of items) yield item.event;
         } catch (error) {
           throw deadline.wrap(error);
