@@ -9,6 +9,7 @@ import { createClient, type A2AClient, type ClientOptions } from '../client/clie
 import type { AuthProvider } from '../client/interceptors.js';
 import type { FetchLike, TransportFactory } from '../client/transport.js';
 import { CliError, EXIT, errorText, reportOf } from './errors.js';
+import { ActivatedExtensions, EXTENSION_HELP, extensionsOf } from './extensions.js';
 import { colorsWanted, createStyle, type Style } from './render/style.js';
 import { UsageError } from './usage.js';
 import { wireLog } from './wireLog.js';
@@ -17,6 +18,7 @@ import { wireLog } from './wireLog.js';
 export const CLIENT_OPTIONS = {
   binding: { type: 'string' },
   header: { type: 'string', short: 'H', multiple: true },
+  extension: { type: 'string', multiple: true },
   'api-key': { type: 'string' },
   timeout: { type: 'string' },
   json: { type: 'boolean', default: false },
@@ -24,12 +26,13 @@ export const CLIENT_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-/** The connection and output options, without the exit codes. */
-export const CONNECTION_OPTIONS_HELP = `Connection:
+/** The connection and output options, without the exit codes; `extension` is the --extension help of the commands that call the agent. */
+function connectionHelp(extension: string): string {
+  return `Connection:
   --binding B        jsonrpc, rest or grpc (default: the first interface of the card this
                      client speaks, in the agent's order of preference)
   -H, --header K=V   a header on every request, the card's included (repeatable)
-  --api-key KEY      an API key, placed as the card's API key scheme says
+${extension}  --api-key KEY      an API key, placed as the card's API key scheme says
                      (header X-API-Key when the card declares none)
   --timeout MS       time limit of each call (of opening the stream, for streams)
   env A2A_TOKEN      sent as "Authorization: Bearer <token>"
@@ -39,8 +42,12 @@ Output:
   -v, --verbose      the wire exchange on stderr (calls, HTTP requests, statuses, bodies)
   -h, --help         this help
 `;
+}
 
-export const CLIENT_OPTIONS_HELP = `${CONNECTION_OPTIONS_HELP}${exitCodesHelp()}`;
+/** The connection and output options of `a2a card`, which calls no operation (no --extension). */
+export const CONNECTION_OPTIONS_HELP = connectionHelp('');
+
+export const CLIENT_OPTIONS_HELP = `${connectionHelp(EXTENSION_HELP)}${exitCodesHelp()}`;
 
 /** The exit codes of the client commands, with `more` of a command's own (`a2a card`: 6). */
 export function exitCodesHelp(more = ''): string {
@@ -54,6 +61,7 @@ Exit codes: 0 ok, 2 usage, 3 error from the agent, 4 network or client error,
 export interface ClientFlags {
   binding?: string | undefined;
   header?: string[] | undefined;
+  extension?: string[] | undefined;
   'api-key'?: string | undefined;
   timeout?: string | undefined;
   json?: boolean | undefined;
@@ -77,9 +85,12 @@ export interface Cli {
   jsonLine(value: unknown): void;
   /** Run at the end (closing gRPC channels, …). */
   readonly closers: (() => void)[];
+  /** --extension, and the extensions the agent activated (shown by runCommand and jsonLine). */
+  readonly extensions: ActivatedExtensions;
 }
 
-export function createCli(name: string, flags: { json?: boolean | undefined; verbose?: boolean | undefined }): Cli {
+export function createCli(name: string, flags: { json?: boolean | undefined; verbose?: boolean | undefined; extension?: string[] | undefined }): Cli {
+  const extensions = new ActivatedExtensions(extensionsOf(flags.extension));
   const env = process.env;
   const out = (text: string) => void process.stdout.write(text);
   return {
@@ -92,8 +103,9 @@ export function createCli(name: string, flags: { json?: boolean | undefined; ver
     env,
     out,
     err: (text) => void process.stderr.write(text),
-    jsonLine: (value) => out(`${JSON.stringify(value)}\n`),
+    jsonLine: (value) => out(`${JSON.stringify(extensions.decorate(value))}\n`),
     closers: [],
+    extensions,
   };
 }
 
@@ -113,6 +125,7 @@ export async function runCommand(cli: Cli, body: () => Promise<number>): Promise
     if (report.type === 'internal' && cli.verbose && error instanceof Error && error.stack) cli.err(`${error.stack}\n`);
     return report.exitCode;
   } finally {
+    if (!cli.json) cli.out(cli.extensions.line(cli.style));
     for (const close of cli.closers.splice(0)) {
       try {
         close();
@@ -244,6 +257,7 @@ export function checkClientFlags(url: string, flags: ClientFlags): void {
   agentUrl(url);
   bindingOf(flags.binding);
   headersOf(flags.header);
+  extensionsOf(flags.extension);
   intOption(flags.timeout, '--timeout', { min: 1 });
 }
 
@@ -266,6 +280,8 @@ export async function connect(cli: Cli, url: string, flags: ClientFlags): Promis
   };
   const { headers, fetch, log } = httpOptions(cli, flags);
   if (Object.keys(headers).length) options.headers = headers;
+  if (cli.extensions.requested.length) options.extensions = [...cli.extensions.requested];
+  options.onActivatedExtensions = cli.extensions.report;
   if (fetch) options.fetch = fetch;
   if (log) options.interceptors = [log.interceptor];
   const timeoutMs = intOption(flags.timeout, '--timeout', { min: 1 });

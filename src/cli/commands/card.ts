@@ -74,6 +74,7 @@ export async function cardCommand(argv: string[]): Promise<number> {
   }
   const [url = ''] = positionalsOf(positionals, ['url']);
   checkClientFlags(url, values);
+  if (values.extension) throw new UsageError('--extension is for the commands that call the agent; a card is fetched without it');
   const binding = bindingOf(values.binding);
   const timeoutMs = intOption(values.timeout, '--timeout', { min: 1 });
   const allowJku = values['allow-jku'] ?? [];
