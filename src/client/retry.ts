@@ -1,7 +1,8 @@
 /**
  * Retries with exponential backoff and full jitter for idempotent operations (IDEM-01/03/04)
  * on network failures, 503 and 429 (honouring Retry-After, B13; not a 429 for a cap the task
- * has reached, such as a full history). SendMessage is retried only
+ * has reached, such as a full history), and on an UNAVAILABLE answer in any binding (a server
+ * shutting down, R24). SendMessage is retried only
  * when the caller opted in and fixed the messageId, so a server that deduplicates by
  * messageId (IDEM-02) sees the same message again rather than a new one.
  */
@@ -60,7 +61,8 @@ export function retryDelay(input: { op: OperationName; request: unknown; error: 
   const { op, request, error, attempt } = input;
   if (attempt >= (options.retries ?? 3) || !mayRepeat(op, request, options)) return undefined;
   const info = responseInfo(error);
-  const transient = A2AClientError.is(error, 'NETWORK') || info?.status === 503 || (info?.status === 429 && !isPermanentLimit(error));
+  const unavailable = error instanceof A2AError && error.reason === 'UNAVAILABLE';
+  const transient = A2AClientError.is(error, 'NETWORK') || unavailable || info?.status === 503 || (info?.status === 429 && !isPermanentLimit(error));
   if (!transient) return undefined;
   if (info?.retryAfterMs !== undefined) return info.retryAfterMs <= (options.maxRetryAfterMs ?? 30_000) ? info.retryAfterMs : undefined;
   const step = Math.min(options.maxDelayMs ?? 5_000, (options.baseDelayMs ?? 200) * 2 ** attempt);

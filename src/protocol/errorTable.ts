@@ -91,6 +91,7 @@ export const ERROR_TABLE: Record<A2AErrorReason, ErrorRow> = {
   UNAUTHENTICATED: { jsonRpcCode: -32000, httpStatus: 401, grpcStatus: 'UNAUTHENTICATED', a2a: false, create: (m, o) => new A2AError('UNAUTHENTICATED', m ?? 'Unauthenticated', o) },
   PERMISSION_DENIED: { jsonRpcCode: -32000, httpStatus: 403, grpcStatus: 'PERMISSION_DENIED', a2a: false, create: (m, o) => new A2AError('PERMISSION_DENIED', m ?? 'Permission denied', o) },
   RESOURCE_EXHAUSTED: { jsonRpcCode: -32000, httpStatus: 429, grpcStatus: 'RESOURCE_EXHAUSTED', a2a: false, create: (m, o) => new A2AError('RESOURCE_EXHAUSTED', m ?? 'Resource exhausted', o) },
+  UNAVAILABLE: { jsonRpcCode: -32000, httpStatus: 503, grpcStatus: 'UNAVAILABLE', a2a: false, create: (m, o) => new A2AError('UNAVAILABLE', m ?? 'Unavailable', o) },
 };
 
 /** The domain used in ErrorInfo for conditions that are not A2A errors. */

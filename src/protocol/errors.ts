@@ -27,7 +27,8 @@ export type A2AErrorReason =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNAUTHENTICATED'
   | 'PERMISSION_DENIED'
-  | 'RESOURCE_EXHAUSTED';
+  | 'RESOURCE_EXHAUSTED'
+  | 'UNAVAILABLE';
 
 /** One `google.rpc.BadRequest.FieldViolation`. */
 export interface FieldViolation {

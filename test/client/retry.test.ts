@@ -13,6 +13,9 @@ import {
   responseInfo,
   type AgentCard,
 } from '../../src/client/index.js';
+import { jsonRpcErrorResponse } from '../../src/bindings/jsonrpc/errors.js';
+import { toRestError } from '../../src/bindings/rest/errors.js';
+import { serverShuttingDown } from '../../src/server/shuttingDown.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { BINDINGS, collect, hook, jsonResponse, record, type Seen } from './helpers.js';
 
@@ -164,6 +167,27 @@ for (const binding of BINDINGS) {
         await assert.rejects(client.sendText('hi'), (e: unknown) => A2AClientError.is(e, 'HTTP'));
         const streamed = await collect(client.streamText('stream x', { messageId: `fixed-stream-${binding}` }));
         assert.equal(streamed.length, 13, 'the retried stream opened normally');
+      } finally {
+        undo();
+      }
+    });
+
+    test('R24 retrySendMessage: a follow-up refused UNAVAILABLE by a server shutting down (in its binding\'s format) is sent again', async () => {
+      const client = await createClient(server.card, { bindings: [binding], retry: { ...FAST, retrySendMessage: true } });
+      const refusal = serverShuttingDown('t-1');
+      const shuttingDown = () => {
+        if (binding === 'HTTP+JSON') {
+          const { status, body } = toRestError(refusal);
+          return jsonResponse(status, body);
+        }
+        return { status: 200, headers: { 'content-type': 'application/json' }, body: jsonRpcErrorResponse(1, refusal) };
+      };
+      const undo = failNext(server, 1, shuttingDown);
+      try {
+        const from = seen.length;
+        const result = await client.sendMessage({ message: createMessage({ text: 'hi', messageId: `unavailable-${binding}` }) });
+        assert.ok('task' in result);
+        assert.equal(seen.length - from, 1, 'the second attempt reached the server');
       } finally {
         undo();
       }
