@@ -2,9 +2,15 @@
  * What graceful shutdown does with the runs it had to abort at its deadline (TaskRunner.drain):
  * a task they left SUBMITTED or WORKING becomes FAILED, saying the server shut down — unless a
  * resumable agent runs under execution leases, where another instance takes the task over and
- * runs it again (R2, R24). Callers still waiting on a run that ignored its signal are answered
- * with the task as it was left.
+ * runs it again (R2, R24), its last user message included. Callers still waiting on a run that
+ * ignored its signal are answered with the task as it was left.
+ *
+ * A recorded follow-up whose turn had not come by the deadline is never started: its task
+ * becomes FAILED in the same way — also when the run before it left it INPUT_REQUIRED or
+ * AUTH_REQUIRED, which no instance would take over, so that the task does not go on asking for
+ * input its client already sent. Its caller gets that task, and onError hears of the message.
  */
+import { isTerminalState } from '../protocol/taskStates.js';
 import type { TaskState } from '../protocol/types.js';
 import { detachedExecution, type DetachedRunDeps } from './detachedRun.js';
 import type { CutOffTask } from './taskRunner.js';
@@ -18,15 +24,18 @@ export async function settleCutOffRuns(deps: DetachedRunDeps, tasks: CutOffTask[
   // Under leases a resumable agent's task is taken over elsewhere: left as it is.
   const handOver = deps.resumable && deps.runner.leases !== undefined;
   await Promise.all(
-    tasks.map(async ({ tenant, taskId, hanging }) => {
+    tasks.map(async ({ tenant, taskId, hanging, withdrawn }) => {
       try {
         let record = await deps.store.get(tenant, taskId);
-        if (record && !handOver && UNFINISHED.includes(record.task.status.state)) {
+        const state = record?.task.status.state;
+        const unfinished = state !== undefined && UNFINISHED.includes(state);
+        const owed = withdrawn.length > 0 && state !== undefined && !isTerminalState(state);
+        if (record && ((unfinished && !handOver) || (owed && !unfinished))) {
           const updater = detachedExecution(deps, { ...record, tenant });
           await updater.fail(SHUT_DOWN_MESSAGE);
           record = (await deps.store.get(tenant, taskId)) ?? record;
         }
-        if (record) for (const execution of hanging) execution.cutOff(record);
+        if (record) for (const execution of [...hanging, ...withdrawn]) execution.cutOff(record);
       } catch (error) {
         deps.onError?.(error);
       }

@@ -136,6 +136,15 @@ export class Execution implements TaskUpdater {
     return this.terminal;
   }
 
+  /**
+   * The message is in its task's history already (a follow-up accepted before its run, or a
+   * re-run after a takeover): its caller, if any, was answered, so the run is owed. Otherwise
+   * nothing of the message is stored until the run begins.
+   */
+  get recorded(): boolean {
+    return this.accepted || this.input.recorded === true;
+  }
+
   /** Runs the agent; never rejects: agent failures become a FAILED task. */
   async run(): Promise<void> {
     const { context, abort } = this.input;
@@ -326,8 +335,12 @@ export class Execution implements TaskUpdater {
     this.input.onError?.(error, { operation: 'execute', tenant: this.input.context.tenant, taskId: this.taskId, contextId: this.contextId });
   }
 
-  /** Shutdown gave up on this run: its caller gets `record`, the task as the server left it. */
+  /**
+   * Shutdown gave up on this run (it ran past the deadline, or its turn had not come by then):
+   * its caller gets `record`, the task as the server left it.
+   */
   cutOff(record: TaskRecord): void {
+    this.unprocessed('the server shut down before its turn');
     this.record = record;
     this.finish();
   }

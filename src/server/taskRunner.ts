@@ -3,24 +3,37 @@
  * cancel handles per task, graceful drain, and — when instances share the store — the execution
  * lease around each run, a cancel written by another instance aborting the run here, and takeover
  * of tasks whose instance died.
+ *
+ * R24, runs queued behind a task's running run when shutdown begins: one whose message is not
+ * recorded yet (a blocking follow-up) is refused at once with UNAVAILABLE, so its caller sends it
+ * again elsewhere; one already recorded and answered is owed, and runs when its turn comes while
+ * the drain lasts. At the deadline no queued run is started any more (never with an aborted
+ * signal): those left are handed to `onCutOff` with their task.
  */
 import type { EventBus } from './eventBus.js';
 import type { Execution } from './execution.js';
 import type { LazyAbort } from './lazyAbort.js';
 import { LeaseKeeper, LeaseLostError, type LeaseOptions } from './leases.js';
+import { serverShuttingDown } from './shuttingDown.js';
 import type { Lease } from './stores/leaseStore.js';
 import { taskKey as keyOf } from './taskKey.js';
+
+/** A run of the task's queue. */
+interface Queued extends Scheduled {
+  /** Its turn came and it was started. */
+  started: boolean;
+  /** Shutdown took it off the queue before its turn: it is never started. */
+  withdrawn: boolean;
+}
 
 /** The runs of one task: the running one and those queued behind it. */
 interface Running {
   tenant: string;
   taskId: string;
-  /** The runs' executions, in queue order, and the handles that abort them. */
-  executions: Execution[];
-  aborts: LazyAbort[];
+  /** The runs not finished yet, in queue order (the first is running, or about to). */
+  runs: Queued[];
   /** Settles when the last queued run has finished. */
   done: Promise<unknown>;
-  queued: number;
 }
 
 export interface TaskRunnerOptions {
@@ -53,6 +66,8 @@ export interface CutOffTask {
   taskId: string;
   /** Its runs that had not ended by the grace deadline (their callers still wait). */
   hanging: Execution[];
+  /** Its queued runs whose turn had not come by the deadline: never started (their messages are recorded). */
+  withdrawn: Execution[];
 }
 
 export interface DrainOptions {
@@ -90,33 +105,52 @@ export class TaskRunner {
   schedule(target: Scheduled): Promise<unknown> {
     const key = keyOf(target.tenant, target.taskId);
     const entry = this.running.get(key);
+    const queued: Queued = { ...target, started: false, withdrawn: false };
     if (!entry) {
       // Nothing runs on this task: start now (the common case, without a queue to chain on).
-      const fresh: Running = { tenant: target.tenant, taskId: target.taskId, executions: [target.execution], aborts: [target.abort], done: DONE, queued: 1 };
+      const fresh: Running = { tenant: target.tenant, taskId: target.taskId, runs: [queued], done: DONE };
       this.running.set(key, fresh);
-      fresh.done = this.runQueued(target, fresh, key);
+      fresh.done = this.runQueued(queued, fresh, key);
       return fresh.done;
     }
-    entry.executions.push(target.execution);
-    entry.aborts.push(target.abort);
-    entry.queued++;
-    const next = () => this.runQueued(target, entry, key);
+    // Shutting down: a message not recorded yet does not wait for a turn that may never come.
+    if (this.shuttingDown && !target.execution.recorded) {
+      target.execution.refuse(serverShuttingDown(target.taskId));
+      return DONE;
+    }
+    entry.runs.push(queued);
+    const next = () => this.runQueued(queued, entry, key);
     entry.done = entry.done.then(next, next);
     return entry.done;
   }
 
-  /** One queued run; the task's entry goes when its last queued run has finished. */
-  private async runQueued(target: Scheduled, entry: Running, key: string): Promise<void> {
+  /** One queued run, unless shutdown withdrew it; the task's entry goes when its last queued run has finished. */
+  private async runQueued(queued: Queued, entry: Running, key: string): Promise<void> {
     try {
-      await this.run(target);
-    } finally {
-      const at = entry.aborts.indexOf(target.abort);
-      if (at >= 0) {
-        entry.aborts.splice(at, 1);
-        entry.executions.splice(at, 1);
+      if (!queued.withdrawn) {
+        queued.started = true;
+        await this.run(queued);
       }
-      if (--entry.queued === 0) this.running.delete(key);
+    } finally {
+      const at = entry.runs.indexOf(queued);
+      if (at >= 0) entry.runs.splice(at, 1);
+      if (entry.runs.length === 0) this.running.delete(key);
     }
+  }
+
+  /**
+   * Takes the task's runs that have not started off its queue: those whose message is not
+   * recorded (`all` false: only those) are refused with UNAVAILABLE; the others are returned.
+   */
+  private withdraw(entry: Running, all: boolean): Execution[] {
+    const owed: Execution[] = [];
+    for (const queued of entry.runs) {
+      if (queued.started || queued.withdrawn || (!all && queued.execution.recorded)) continue;
+      queued.withdrawn = true;
+      if (queued.execution.recorded) owed.push(queued.execution);
+      else queued.execution.refuse(serverShuttingDown(entry.taskId));
+    }
+    return owed;
   }
 
   /** Resolves when the task's queued runs have finished (immediately when none). */
@@ -126,23 +160,26 @@ export class TaskRunner {
 
   /** Stops the task's current and queued runs (their writes after a cancel are dropped anyway). */
   abort(tenant: string, taskId: string): void {
-    for (const abort of this.running.get(keyOf(tenant, taskId))?.aborts ?? []) abort.abort();
+    for (const queued of this.running.get(keyOf(tenant, taskId))?.runs ?? []) queued.abort.abort();
   }
 
   /**
-   * Waits for running executions; at `timeoutMs` aborts those still going and gives them
+   * Waits for running executions (and the recorded runs queued behind them); at `timeoutMs`
+   * aborts those still going, starts no queued run any more, and gives the aborted ones
    * `graceMs` more to end, then stops waiting for them (an agent may ignore its signal) and hands
-   * the aborted tasks to `onCutOff`; then expires the leases of runs cut short (R24).
+   * the tasks cut short to `onCutOff`; then expires the leases of runs cut short (R24). Queued
+   * runs whose message is not recorded are refused at once (UNAVAILABLE).
    */
   async drain(options: DrainOptions): Promise<void> {
     this.shuttingDown = true;
-    const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
+    for (const r of this.running.values()) this.withdraw(r, false);
+    const all = this.allIdle();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<Running[]>((resolve) => {
+    const deadline = new Promise<Array<{ entry: Running; withdrawn: Execution[] }>>((resolve) => {
       timer = setTimeout(() => {
-        const aborted = [...this.running.values()];
-        for (const r of aborted) for (const abort of r.aborts) abort.abort();
-        resolve(aborted);
+        const cut = [...this.running.values()].map((entry) => ({ entry, withdrawn: this.withdraw(entry, true) }));
+        for (const { entry } of cut) for (const queued of entry.runs) if (queued.started) queued.abort.abort();
+        resolve(cut);
       }, options.timeoutMs);
     });
     const aborted = await Promise.race([all.then(() => undefined), deadline]);
@@ -151,11 +188,21 @@ export class TaskRunner {
       let grace: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([all, new Promise((resolve) => (grace = setTimeout(resolve, options.graceMs ?? SHUTDOWN_GRACE_MS)))]);
       clearTimeout(grace);
-      const cut = aborted.map((r) => ({ tenant: r.tenant, taskId: r.taskId, hanging: [...r.executions] }));
+      const cut = aborted.map(({ entry, withdrawn }) => ({
+        tenant: entry.tenant,
+        taskId: entry.taskId,
+        hanging: entry.runs.filter((q) => q.started).map((q) => q.execution),
+        withdrawn,
+      }));
       await options.onCutOff?.(cut).catch((error: unknown) => this.options.onError?.(error));
     }
     // Leases of runs cut short expire now: another instance takes those tasks over.
     await this.leases?.stop();
+  }
+
+  /** Resolves when no run is left, counting the recorded follow-ups queued while it waits. */
+  private async allIdle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
   /**
