@@ -7,12 +7,13 @@
  * messages it moves into history count when the next follow-up is measured.
  *
  * Sizes are measured without serializing: a value counts as the length of its JSON, each string
- * by its characters (escapes not counted). Each message's size is remembered per object, so a
- * store that keeps snapshots in memory measures a message once.
+ * by its characters (escapes not counted, ./jsonLength.ts). Each message's size is remembered
+ * per object, so a store that keeps snapshots in memory measures a message once.
  */
 import { HISTORY_CHARS_LIMIT, HISTORY_MESSAGES_LIMIT } from '../protocol/historyLimits.js';
 import { A2AError } from '../protocol/errors.js';
 import type { Message, Task } from '../protocol/types.js';
+import { storedJsonLength } from './jsonLength.js';
 
 export interface TaskLimits {
   /** Most messages in a task's history, the agent's moved status messages included (default 1,000). */
@@ -42,39 +43,9 @@ function pick(options: Partial<TaskLimits> | undefined): Partial<TaskLimits> {
   return out;
 }
 
-/** The length of `value` as JSON, each string counted by its characters (no allocation). */
-export function jsonLength(value: unknown): number {
-  if (typeof value === 'string') return value.length + 2;
-  if (typeof value === 'number') return String(value).length;
-  if (typeof value === 'boolean') return value ? 4 : 5;
-  if (value === null || typeof value !== 'object') return 4;
-  if (Array.isArray(value)) {
-    let n = 2 + Math.max(0, value.length - 1);
-    for (const item of value) n += jsonLength(item);
-    return n;
-  }
-  let n = 2;
-  let members = 0;
-  for (const key in value) {
-    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
-    const item = (value as Record<string, unknown>)[key];
-    if (item === undefined) continue;
-    n += key.length + 3 + jsonLength(item);
-    members++;
-  }
-  return n + Math.max(0, members - 1);
-}
-
-const sizes = new WeakMap<Message, number>();
-
 /** A message's content size (its JSON length), remembered per message object. */
 export function messageSize(message: Message): number {
-  let size = sizes.get(message);
-  if (size === undefined) {
-    size = jsonLength(message);
-    sizes.set(message, size);
-  }
-  return size;
+  return storedJsonLength(message);
 }
 
 /** What a task's history holds: its messages and the status message that will move into it. */

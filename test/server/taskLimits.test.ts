@@ -10,7 +10,8 @@ import { A2AError } from '../../src/protocol/errors.js';
 import type { Message, Task } from '../../src/protocol/types.js';
 import { withInterfaces, type AgentCardBase } from '../../src/server/agentDefinition.js';
 import { A2ARequestHandler, type CallContext } from '../../src/server/requestHandler.js';
-import { DEFAULT_TASK_LIMITS, followUpRefusal, historyUsage, jsonLength, messageSize, taskLimits } from '../../src/server/taskLimits.js';
+import { jsonLength } from '../../src/server/jsonLength.js';
+import { DEFAULT_TASK_LIMITS, followUpRefusal, historyUsage, messageSize, taskLimits } from '../../src/server/taskLimits.js';
 
 /** The demo card without push notifications (no push runtime needed). */
 function card() {
