@@ -87,8 +87,13 @@ export interface RequestHandlerOptions {
    * caps on a task's history (`maxHistoryMessages`, `maxHistoryChars`, R16); each defaults.
    */
   limits?: Partial<DecodeLimits & TaskLimits>;
-  /** Most events buffered for one slow stream consumer (R10). */
+  /** Most events buffered for one slow stream consumer (R10; default 10,000). */
   maxStreamBuffer?: number;
+  /**
+   * Most bytes of events buffered for one slow stream consumer (R10; default 8 MiB): their JSON
+   * length, strings by characters, measured once per event. One event always fits.
+   */
+  maxStreamBufferBytes?: number;
   /**
    * Called with agent and internal failures, and with what the failure concerned (ErrorContext:
    * operation, task and context ids, tenant; never request bodies or headers). Default: logError,
@@ -320,6 +325,7 @@ export class A2ARequestHandler {
       bus: this.bus,
       ...target,
       ...(this.options.maxStreamBuffer ? { maxBuffered: this.options.maxStreamBuffer } : {}),
+      ...(this.options.maxStreamBufferBytes ? { maxBufferedBytes: this.options.maxStreamBufferBytes } : {}),
     });
   }
 

@@ -3,7 +3,14 @@
  * STREAM-03), then every event after it in sequence order, with gaps filled from the store,
  * never a duplicate (STREAM-05); events the log no longer holds (retention) are bridged by the
  * current Task snapshot, never skipped (R7). It ends after a terminal or interrupted state (STREAM-04), when
- * the consumer closes it, or fails when the consumer falls too far behind (R10).
+ * the consumer closes it, or fails when the consumer falls too far behind (R10): more events
+ * waiting for it than `maxBuffered`, or events whose JSON length (measured without serializing,
+ * once per event object however many streams hold it) adds up to more than `maxBufferedBytes`
+ * for longer than SLOW_CONSUMER_GRACE_MS — a few large artifact chunks would otherwise keep
+ * hundreds of MiB alive for a reader that does not read. The grace is for readers that do read:
+ * an agent writes a burst of large chunks faster than any socket carries them, and a reader
+ * that keeps up works off such a burst within it. A stream over its byte bound is the only one
+ * with a timer of its own.
  *
  * A push stream (./pushStream.ts): the bus subscription wakes it and it hands events straight
  * to its sink, so an idle stream is this object, its subscription and an empty buffer (R9).
@@ -13,6 +20,7 @@ import type { StreamResponse, Task, TaskState } from '../protocol/types.js';
 import type { EventBus } from './eventBus.js';
 import { PushStream, type StreamSink } from './pushStream.js';
 import type { StoredEvent, TaskRecord, TaskStore } from './stores/taskStore.js';
+import { storedJsonLength } from './jsonLength.js';
 import { shapeTask } from './taskShape.js';
 import { StreamConsumerTooSlowError } from './slowConsumer.js';
 
@@ -37,6 +45,12 @@ export interface TaskStreamOptions {
   /** Most events buffered for a slow consumer before the stream is ended with an error. */
   maxBuffered?: number;
   /**
+   * Most bytes of events (their JSON length, strings by characters) buffered for a slow consumer
+   * for longer than SLOW_CONSUMER_GRACE_MS before the stream is ended with the same error; one
+   * event always fits, whatever its size.
+   */
+  maxBufferedBytes?: number;
+  /**
    * A follow-up's stream: the seq of the task when its run began (Execution.begun). Until then
    * it may run behind an earlier run, whose interrupted states (at or before that seq) do not
    * end the stream; undefined: the run does not happen, and any interrupted state ends it.
@@ -55,6 +69,9 @@ export function readTaskStream(options: TaskStreamOptions): PushStream<StreamIte
 }
 
 const DEFAULT_MAX_BUFFERED = 10_000;
+export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** How long more than `maxBufferedBytes` may wait for a consumer before it is dropped. */
+export const SLOW_CONSUMER_GRACE_MS = 2_000;
 
 class TaskStream extends PushStream<StreamItem> {
   private sink: StreamSink<StreamItem> | undefined;
@@ -62,6 +79,10 @@ class TaskStream extends PushStream<StreamItem> {
   /** Events not delivered yet, from `head` on (bus deliveries, replays, gap fills). */
   private pending: StoredEvent[] = [];
   private head = 0;
+  /** The JSON length of the pending events from `head` on. */
+  private pendingBytes = 0;
+  /** Runs while more than maxBufferedBytes wait: drops the consumer when it fires. */
+  private overBytes: ReturnType<typeof setTimeout> | undefined;
   /** The last seq delivered (or skipped past). */
   private lastSeq = 0;
   /** A resumed stream of a terminal or interrupted task ends once caught up with this seq. */
@@ -152,16 +173,57 @@ class TaskStream extends PushStream<StreamItem> {
   /** Bus delivery. */
   private receive(events: StoredEvent[]): void {
     if (this.done || this.overflow) return;
-    for (const e of events) this.pending.push(e);
-    if (this.pending.length - this.head > (this.options.maxBuffered ?? DEFAULT_MAX_BUFFERED)) {
-      // Stop buffering for a consumer this far behind; it gets an error and can resubscribe.
-      this.overflow = true;
-      this.pending = [];
-      this.head = 0;
-      this.unsubscribe?.();
-      this.unsubscribe = undefined;
+    for (const e of events) {
+      this.pending.push(e);
+      this.pendingBytes += storedJsonLength(e.event);
     }
     this.pump();
+    if (this.done) return;
+    if (this.pending.length - this.head > (this.options.maxBuffered ?? DEFAULT_MAX_BUFFERED)) this.drop();
+    else if (!this.overBytes && this.tooManyBytes()) {
+      this.overBytes = setTimeout(() => this.stalled(), SLOW_CONSUMER_GRACE_MS);
+      this.overBytes.unref?.();
+    }
+  }
+
+  /** More than one event, and more than `maxBufferedBytes`, wait for the consumer. */
+  private tooManyBytes(): boolean {
+    return this.pending.length - this.head > 1 && this.pendingBytes > (this.options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+  }
+
+  /** The byte bound's grace is over: a consumer still that far behind is dropped. */
+  private stalled(): void {
+    this.overBytes = undefined;
+    if (!this.done && !this.overflow && this.tooManyBytes()) this.drop();
+  }
+
+  /** Stops buffering for a consumer too far behind; it gets an error (once it has room for it) and can resubscribe. */
+  private drop(): void {
+    this.overflow = true;
+    this.clearPending();
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.pump();
+  }
+
+  /** The next pending event, taken off the buffer. */
+  private take(): StoredEvent {
+    const item = this.pending[this.head++] as StoredEvent;
+    this.pendingBytes -= storedJsonLength(item.event);
+    if (this.overBytes && !this.tooManyBytes()) this.clearOverBytes();
+    return item;
+  }
+
+  private clearOverBytes(): void {
+    clearTimeout(this.overBytes);
+    this.overBytes = undefined;
+  }
+
+  private clearPending(): void {
+    this.pending = [];
+    this.head = 0;
+    this.pendingBytes = 0;
+    if (this.overBytes) this.clearOverBytes();
   }
 
   /** Delivers pending events while the sink has room. */
@@ -176,14 +238,14 @@ class TaskStream extends PushStream<StreamItem> {
         }
         const item = this.pending[this.head];
         if (!item) {
-          if (this.pending.length > 0) this.pending = [];
+          if (this.pending.length > 0) this.clearPending();
           this.head = 0;
           // Caught up with a resumed task that was terminal or interrupted, and no further.
           if (this.lastSeq === this.endSeq) this.end();
           return;
         }
         if (item.seq <= this.lastSeq) {
-          this.head++;
+          this.take();
           continue;
         }
         if (item.seq > this.lastSeq + 1) {
@@ -191,7 +253,7 @@ class TaskStream extends PushStream<StreamItem> {
           this.fillGap(item.seq);
           return;
         }
-        this.head++;
+        this.take();
         this.lastSeq = item.seq;
         this.deliver({ event: 'task' in item.event ? { task: this.shape(item.event.task) } : item.event, seq: item.seq });
         const state = stateAfter(item.event);
@@ -260,6 +322,7 @@ class TaskStream extends PushStream<StreamItem> {
   private requeue(events: StoredEvent[]): void {
     this.pending = events.concat(this.head === 0 ? this.pending : this.pending.slice(this.head));
     this.head = 0;
+    for (const e of events) this.pendingBytes += storedJsonLength(e.event);
   }
 
   /** A store read is over: deliver. */
@@ -294,8 +357,7 @@ class TaskStream extends PushStream<StreamItem> {
   private release(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
-    this.pending = [];
-    this.head = 0;
+    this.clearPending();
   }
 }
 
