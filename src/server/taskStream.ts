@@ -79,8 +79,12 @@ class TaskStream extends PushStream<StreamItem> {
   /** Events not delivered yet, from `head` on (bus deliveries, replays, gap fills). */
   private pending: StoredEvent[] = [];
   private head = 0;
-  /** The JSON length of the pending events from `head` on. */
+  /**
+   * The JSON length of the pending events from `head` up to `counted`. Counted only once events
+   * are left waiting after a pump, so a consumer that keeps up costs nothing.
+   */
   private pendingBytes = 0;
+  private counted = 0;
   /** Runs while more than maxBufferedBytes wait: drops the consumer when it fires. */
   private overBytes: ReturnType<typeof setTimeout> | undefined;
   /** The last seq delivered (or skipped past). */
@@ -173,14 +177,12 @@ class TaskStream extends PushStream<StreamItem> {
   /** Bus delivery. */
   private receive(events: StoredEvent[]): void {
     if (this.done || this.overflow) return;
-    for (const e of events) {
-      this.pending.push(e);
-      this.pendingBytes += storedJsonLength(e.event);
-    }
+    for (const e of events) this.pending.push(e);
     this.pump();
     if (this.done) return;
-    if (this.pending.length - this.head > (this.options.maxBuffered ?? DEFAULT_MAX_BUFFERED)) this.drop();
-    else if (!this.overBytes && this.tooManyBytes()) {
+    const waiting = this.pending.length - this.head;
+    if (waiting > (this.options.maxBuffered ?? DEFAULT_MAX_BUFFERED)) this.drop();
+    else if (waiting > 1 && !this.overBytes && this.tooManyBytes()) {
       this.overBytes = setTimeout(() => this.stalled(), SLOW_CONSUMER_GRACE_MS);
       this.overBytes.unref?.();
     }
@@ -188,7 +190,10 @@ class TaskStream extends PushStream<StreamItem> {
 
   /** More than one event, and more than `maxBufferedBytes`, wait for the consumer. */
   private tooManyBytes(): boolean {
-    return this.pending.length - this.head > 1 && this.pendingBytes > (this.options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+    if (this.pending.length - this.head <= 1) return false;
+    if (this.counted < this.head) this.counted = this.head;
+    for (; this.counted < this.pending.length; this.counted++) this.pendingBytes += storedJsonLength((this.pending[this.counted] as StoredEvent).event);
+    return this.pendingBytes > (this.options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
   }
 
   /** The byte bound's grace is over: a consumer still that far behind is dropped. */
@@ -208,8 +213,9 @@ class TaskStream extends PushStream<StreamItem> {
 
   /** The next pending event, taken off the buffer. */
   private take(): StoredEvent {
-    const item = this.pending[this.head++] as StoredEvent;
-    this.pendingBytes -= storedJsonLength(item.event);
+    const index = this.head++;
+    const item = this.pending[index] as StoredEvent;
+    if (index < this.counted) this.pendingBytes -= storedJsonLength(item.event);
     if (this.overBytes && !this.tooManyBytes()) this.clearOverBytes();
     return item;
   }
@@ -223,6 +229,7 @@ class TaskStream extends PushStream<StreamItem> {
     this.pending = [];
     this.head = 0;
     this.pendingBytes = 0;
+    this.counted = 0;
     if (this.overBytes) this.clearOverBytes();
   }
 
@@ -322,7 +329,9 @@ class TaskStream extends PushStream<StreamItem> {
   private requeue(events: StoredEvent[]): void {
     this.pending = events.concat(this.head === 0 ? this.pending : this.pending.slice(this.head));
     this.head = 0;
-    for (const e of events) this.pendingBytes += storedJsonLength(e.event);
+    // Indexes moved: counted again when next needed.
+    this.pendingBytes = 0;
+    this.counted = 0;
   }
 
   /** A store read is over: deliver. */
