@@ -10,6 +10,7 @@ import type { RequestHandlerLike } from '../server/tenantRouter.js';
 import { TenantRouter, checkSameSecurity, checkTenantName } from '../server/tenantRouter.js';
 import { AGENT_CARD_PATH } from '../server/agentCardRoute.js';
 import type { AgentCard } from '../protocol/types.js';
+import type { HttpRoute } from '../server/http/extraRoutes.js';
 import type { RunningGrpcServer } from '../bindings/grpc/listener.js';
 import { serve, type RunningServer, type ServeOptions } from './serve.js';
 import { createPushRuntime } from '../push/pushOptions.js';
@@ -27,7 +28,14 @@ export interface ServeAgentBaseOptions extends ServeOptions {
    */
   onError?: ErrorHook;
   /** Everything else createA2AHandler accepts (store, bus, limits...). Its `onError`, if given, hears of the same failures as `onError`. */
-  handler?: Omit<A2AHandlerOptions, 'agentCard' | 'executor' | 'extendedAgentCard'>;
+  handler?: Omit<A2AHandlerOptions, 'agentCard' | 'executor' | 'extendedAgentCard' | 'routes'>;
+  /**
+   * Routes of your own on the same listener, e.g. a webhook receiver:
+   * `[{ method: 'POST', path: '/webhooks/a2a', handle: webhookHandler({ secrets, onDelivery }) }]`
+   * (a2a-kit/webhooks). The card and the A2A bindings keep their paths (a route on one of them is
+   * refused); `handler.maxBodyBytes` and the listener's timeouts apply to the routes too.
+   */
+  routes?: readonly HttpRoute[];
   /**
    * Also serve gRPC (needs the optional dependency @grpc/grpc-js) on its own port, over the
    * same request handler, with `tls` when given. The card's GRPC interface is `host:port`
@@ -162,6 +170,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
     ...(options.handler?.auth ? { auth: withNodeFetcher(options.handler.auth) } : {}),
     push: { runtime: createPushRuntime, ...options.handler?.push },
     ...(v03CardBindings ? { v03CardBindings } : {}),
+    ...(options.routes ? { routes: options.routes } : {}),
   };
   let handler: A2AHandler<RequestHandlerLike>;
   try {

@@ -14,6 +14,7 @@ import { PROTOCOL_VERSION } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
 import { AGENT_CARD_PATH, createAgentCardRoute, createVersionedCardRoute, type CardRouteOptions } from './agentCardRoute.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './http/httpTypes.js';
+import { routeTable, type HttpRoute } from './http/extraRoutes.js';
 import { DEFAULT_MAX_JSON_DEPTH, notUtf8Error } from './http/jsonBody.js';
 import { RequestAbortedError } from './http/requestAborted.js';
 import { logError, type ErrorHook } from './errorHook.js';
@@ -63,6 +64,12 @@ export interface HttpBindingOptions {
   compat03?: boolean;
   /** The bindings advertised on the 0.3 cards (CardRouteOptions.v03Bindings); serveAgent sets it. */
   v03CardBindings?: readonly string[];
+  /**
+   * Routes of your own beside the agent (a webhook receiver: `webhookHandler()` from
+   * a2a-kit/webhooks). Consulted after the card and the bindings, before the 404; a route on
+   * one of their paths is refused here. `maxBodyBytes` caps their bodies too.
+   */
+  routes?: readonly HttpRoute[];
 }
 
 /** One agent: its card and executor (the classic form). */
@@ -136,11 +143,12 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
   const agentCard = requestHandler.agentCard;
   const authenticator = handlerAuthenticator(agentCard, options.auth);
   requireExtendedCardAuth({ servesExtendedCard: 'servesExtendedCard' in requestHandler && requestHandler.servesExtendedCard === true, card: agentCard }, options.auth);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const binding = new BindingContext({
     // The bindings only call unary/stream/agentCard (TenantRouter has them too).
     handler: requestHandler as A2ARequestHandler,
     limits: {
-      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      maxBodyBytes,
       maxJsonDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
       heartbeatMs: options.heartbeatMs ?? 15_000,
     },
@@ -162,6 +170,8 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
   const cards = router ? tenantCardRoutes(router, cardOptions) : new Map([[AGENT_CARD_PATH, cardRoute]]);
 
   const cors = corsPolicy(options.corsOrigins, apiKeyHeaders(agentCard));
+  const isRestPath = (path: string) => restPrefix !== null && (path === restPrefix || path.startsWith(`${restPrefix}/`));
+  const ownRoutes = routeTable(options.routes ?? [], { maxBodyBytes, reserved: (path) => cards.has(path) || path === jsonRpcPath || isRestPath(path) });
 
   async function handle(req: HttpRequest): Promise<HttpResponse> {
     const path = req.path;
@@ -174,9 +184,11 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
 
   async function route(req: HttpRequest, path: string): Promise<HttpResponse> {
     if (jsonRpcPath !== null && path === jsonRpcPath) return handleJsonRpc(req, binding);
-    if (restPrefix !== null && (path === restPrefix || path.startsWith(`${restPrefix}/`))) {
+    if (restPrefix !== null && isRestPath(path)) {
       return handleRest(req, path.slice(restPrefix.length), binding);
     }
+    const own = ownRoutes?.(req);
+    if (own) return own;
     return {
       status: 404,
       headers: { 'content-type': 'application/json' },
