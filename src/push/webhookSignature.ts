@@ -33,8 +33,17 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-/** Headers as Node (IncomingHttpHeaders), a plain record or the Fetch API has them. */
-export type WebhookHeaders = Record<string, string | string[] | undefined> | Headers;
+/**
+ * Headers as Node (IncomingHttpHeaders), a plain record or the Fetch API has them, or anything
+ * with a `header(name)` getter, such as the HttpRequest of a2a-kit's own server (a route of
+ * `serveAgent({ routes })`).
+ */
+export type WebhookHeaders = Record<string, string | string[] | undefined> | Headers | HeaderGetter;
+
+/** A header by lowercase name (repeated headers joined), as HttpRequest has it. */
+export interface HeaderGetter {
+  header(name: string): string | undefined;
+}
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** How far the timestamp may be from the receiver's clock, by default (seconds). */
@@ -46,6 +55,7 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** A header by name, case-insensitively; repeated headers joined with a space. */
 export function headerValue(headers: WebhookHeaders, name: string): string | undefined {
+  if (typeof (headers as HeaderGetter).header === 'function') return (headers as HeaderGetter).header(name.toLowerCase());
   if (typeof (headers as Headers).get === 'function' && typeof (headers as Headers).has === 'function') {
     return (headers as Headers).get(name) ?? undefined;
   }

@@ -6,8 +6,9 @@ import { readBody } from '../../node/readBody.js';
 import { PayloadTooLargeError } from '../../protocol/errors.js';
 import type { StreamResponse } from '../../protocol/types.js';
 import { RequestAbortedError } from '../../server/http/requestAborted.js';
-import { generateWebhookSecret, WebhookVerificationError, webhookSecretKeys } from '../../push/webhookSignature.js';
-import { authorizationMatches, readDelivery, tokenMatches, WebhookDeliveryError, type WebhookDelivery } from '../../webhooks/index.js';
+import { generateWebhookSecret } from '../../push/webhookSignature.js';
+import { checkDelivery, checkReceiverConfig, RememberedIds, WebhookRefusal as HttpRefusal } from '../../webhooks/deliveryChecks.js';
+import type { WebhookDelivery } from '../../webhooks/readDelivery.js';
 import { createCli, intOption, runCommand, type Cli } from '../cli.js';
 import { CliError, EXIT } from '../errors.js';
 import { styledState, textOf } from '../render/parts.js';
@@ -113,7 +114,7 @@ function listenOptions(values: {
   const port = intOption(values.port, '--port', { min: 0, max: 65535 }) ?? 9090;
   const secrets = values.secret ?? [];
   try {
-    webhookSecretKeys(secrets, (i) => (secrets.length === 1 ? '--secret' : `--secret #${i + 1}`));
+    checkReceiverConfig({ secrets }, (i) => (secrets.length === 1 ? '--secret' : `--secret #${i + 1}`));
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
@@ -131,15 +132,6 @@ function listenOptions(values: {
     count: intOption(values.count, '--count', { min: 1 }),
     failEvery: intOption(values['fail-every'], '--fail-every', { min: 1 }),
   };
-}
-
-class HttpRefusal extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** The delivery's bytes (signatures are over bytes), refused past MAX_BODY_BYTES. */
@@ -189,7 +181,7 @@ function eventSummary(event: StreamResponse, cli: Pick<Cli, 'style'>): string {
 }
 
 async function listen(cli: Cli, options: ListenOptions): Promise<number> {
-  const seen = new Set<string>();
+  const seen = new RememberedIds(MAX_REMEMBERED);
   let requests = 0;
   let deliveries = 0;
   let finish: () => void = () => {};
@@ -217,30 +209,12 @@ async function listen(cli: Cli, options: ListenOptions): Promise<number> {
     if (options.failEvery !== undefined && requests % options.failEvery === 0) {
       throw new HttpRefusal(503, `request ${requests}: failing on purpose (--fail-every ${options.failEvery})`);
     }
-    let delivery: WebhookDelivery;
-    try {
-      delivery = readDelivery({
-        headers: req.headers,
-        body,
-        secrets: options.secrets,
-        ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {}),
-      });
-    } catch (error) {
-      if (error instanceof WebhookVerificationError) throw new HttpRefusal(401, `${error.reason}: ${error.message}`);
-      if (error instanceof WebhookDeliveryError) throw new HttpRefusal(400, `${error.reason}: ${error.message}`);
-      throw error;
-    }
-    if (options.token !== undefined && !tokenMatches(delivery, options.token)) {
-      throw new HttpRefusal(401, delivery.token === undefined ? 'missing X-A2A-Notification-Token' : 'X-A2A-Notification-Token does not match --token');
-    }
-    if (options.auth !== undefined && !authorizationMatches(delivery, options.auth)) {
-      throw new HttpRefusal(401, delivery.authorization === undefined ? 'missing Authorization' : 'Authorization does not match --auth');
-    }
+    const delivery = checkDelivery(
+      { secrets: options.secrets, token: options.token, authorization: options.auth, toleranceSeconds: options.toleranceSeconds },
+      { headers: req.headers, body },
+    );
     const duplicate = seen.has(delivery.id);
-    if (!duplicate) {
-      seen.add(delivery.id);
-      if (seen.size > MAX_REMEMBERED) seen.delete(seen.values().next().value as string);
-    }
+    if (!duplicate) seen.add(delivery.id);
     deliveries++;
     const done = options.count !== undefined && deliveries >= options.count;
     if (cli.json) {
