@@ -5,9 +5,10 @@
  */
 import { basename } from 'node:path';
 import { apiKey, bearerToken } from '../client/auth.js';
-import { createClient, type A2AClient, type ClientOptions } from '../client/client.js';
+import { createClient, fetchCard, type A2AClient, type ClientOptions } from '../client/client.js';
 import type { AuthProvider } from '../client/interceptors.js';
 import type { FetchLike, TransportFactory } from '../client/transport.js';
+import { defaultBindings, GRPC_BINDING } from './defaultBinding.js';
 import { CliError, EXIT, errorText, reportOf } from './errors.js';
 import { ActivatedExtensions, EXTENSION_HELP, extensionsOf } from './extensions.js';
 import { colorsWanted, createStyle, type Style } from './render/style.js';
@@ -29,8 +30,9 @@ export const CLIENT_OPTIONS = {
 /** The connection and output options, without the exit codes; `extension` is the --extension help of the commands that call the agent. */
 function connectionHelp(extension: string): string {
   return `Connection:
-  --binding B        jsonrpc, rest or grpc (default: the first interface of the card this
-                     client speaks, in the agent's order of preference)
+  --binding B        jsonrpc, rest or grpc (default: the first JSON-RPC or HTTP+JSON
+                     interface of the card, in the agent's order of preference; gRPC
+                     when the card offers only that)
   -H, --header K=V   a header on every request, the card's included (repeatable)
 ${extension}  --api-key KEY      an API key, placed as the card's API key scheme says
                      (header X-API-Key when the card declares none)
@@ -286,16 +288,26 @@ export async function connect(cli: Cli, url: string, flags: ClientFlags): Promis
   if (log) options.interceptors = [log.interceptor];
   const timeoutMs = intOption(flags.timeout, '--timeout', { min: 1 });
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
-  const binding = bindingOf(flags.binding);
-  if (binding) options.bindings = [binding];
-  // A2A 0.3 agents (their cards, the 0.3 interfaces, the fallback after VersionNotSupported) need nothing: the client does it.
-  if (binding === 'GRPC') options.transports = [await grpcTransportFactory(cli, href)];
   const providers: AuthProvider[] = [];
   if (cli.env.A2A_TOKEN) providers.push(bearerToken(cli.env.A2A_TOKEN));
   if (flags['api-key'] !== undefined) providers.push(apiKeyAuth(flags['api-key']));
   const auth = combine(providers);
   if (auth) options.auth = auth;
-  return createClient(href, options);
+  // A2A 0.3 agents (their cards, the 0.3 interfaces, the fallback after VersionNotSupported) need nothing: the client does it.
+  const binding = bindingOf(flags.binding);
+  if (binding) return createClient(href, await withBinding(cli, { options, binding, href }));
+  // Without --binding the card decides: fetched once, here, so that an agent offering only
+  // gRPC is called over gRPC (its transport loaded only then) rather than refused.
+  const card = await fetchCard(href, { ...options, fetch: fetch ?? ((input, init) => globalThis.fetch(input, init)) });
+  const bindings = defaultBindings(card);
+  return createClient(card, bindings.includes(GRPC_BINDING) ? await withBinding(cli, { options, binding: GRPC_BINDING, href }) : options);
+}
+
+/** `options` limited to `binding`, with the gRPC transport (loaded now) when it is gRPC. */
+async function withBinding(cli: Cli, target: { options: ClientOptions; binding: string; href: string }): Promise<ClientOptions> {
+  const options: ClientOptions = { ...target.options, bindings: [target.binding] };
+  if (target.binding === GRPC_BINDING) options.transports = [await grpcTransportFactory(cli, target.href)];
+  return options;
 }
 
 /** A file for a message part: bytes, name and a media type guessed from the extension. */

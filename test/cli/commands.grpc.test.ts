@@ -103,9 +103,9 @@ describe('--binding grpc', { skip, concurrency: 3 }, () => {
     assert.deepEqual([error.code, error.grpcCode, error.status], ['NETWORK', 14, undefined]);
   });
 
-  test('without --binding grpc the card offers nothing this client speaks → exit 4 NO_COMPATIBLE_INTERFACE', async () => {
-    const r = await a2a('send', url, 'hi');
-    assert.equal(r.code, 4);
-    assert.match(r.stderr, /NO_COMPATIBLE_INTERFACE: The agent offers GRPC 1\.0/);
+  test('CARD-05 without --binding a card offering only GRPC is called over gRPC (test/cli/grpcOnlyAgent.test.ts)', async () => {
+    const r = await a2a('send', url, 'hi', '--json', '--verbose');
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stderr.includes(`* sendMessage via GRPC ${address}`), r.stderr);
   });
 });

@@ -6,6 +6,7 @@ import { selectInterface, type TransportFactory } from '../../client/transport.j
 import type { AgentCard } from '../../protocol/types.js';
 import { CLIENT_OPTIONS, CONNECTION_OPTIONS_HELP, bindingOf, exitCodesHelp, checkClientFlags, createCli, httpOptions, intOption, positionalsOf, runCommand } from '../cli.js';
 import { renderCard } from '../render/card.js';
+import { defaultBindings } from '../defaultBinding.js';
 import { UsageError } from '../usage.js';
 
 export const cardHelp = `Usage: a2a card <url> [options]
@@ -39,15 +40,16 @@ export const EXIT_SIGNATURE = 6;
 
 /** The URL of the interface a client with these bindings would pick, if any. */
 function selectedUrl(card: AgentCard, binding: string | undefined): string | undefined {
-  // A stand-in for gRPC, so the choice can be shown without loading grpc-js.
+  // A stand-in for gRPC (1.0 and 0.3, as grpc03Transport), so the choice can be shown without loading grpc-js.
   const grpc: TransportFactory = {
     binding: 'GRPC',
+    versions: ['1.0', '0.3'],
     create() {
       throw new Error('not used');
     },
   };
   try {
-    return selectInterface(card, [...BUILTIN_TRANSPORTS, grpc], binding ? [binding] : ['JSONRPC', 'HTTP+JSON']).agentInterface.url;
+    return selectInterface(card, [...BUILTIN_TRANSPORTS, grpc], binding ? [binding] : defaultBindings(card)).agentInterface.url;
   } catch {
     return undefined;
   }
