@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createDemoAgent, demoCard } from '../../src/cli/agents/demo.js';
 import { serveAgent, type RunningAgent } from '../../src/node/serveAgent.js';
 import { generateWebhookSecret, signWebhook } from '../../src/push/webhookSignature.js';
-import { webhookHandler, WEBHOOK_HEADERS, type WebhookDelivery } from '../../src/webhooks/index.js';
+import { readDelivery, webhookHandler, WEBHOOK_HEADERS, type WebhookDelivery } from '../../src/webhooks/index.js';
 import { eventually, ok, send } from '../support/assertions.js';
 import { jsonRpcBinding } from '../support/bindings.js';
 
@@ -182,5 +182,13 @@ describe('webhookHandler on a serveAgent route', () => {
     } finally {
       await flaky.close();
     }
+  });
+
+  test('readDelivery reads the headers of an HttpRequest (a header(name) getter) directly', () => {
+    const init = signed(statusEvent('getter-1'), { id: 'getter-1.1.cx' });
+    const headers = init.headers as Record<string, string>;
+    const request = { header: (name: string) => headers[name] };
+    const delivery = readDelivery({ headers: request, body: init.body as string, secrets: [SECRET] });
+    assert.deepEqual([delivery.id, delivery.taskId, delivery.verified, delivery.token], ['getter-1.1.cx', 'getter-1', true, TOKEN]);
   });
 });
