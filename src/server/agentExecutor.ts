@@ -46,7 +46,8 @@ export interface AgentExecutor {
   /**
    * Optional. Called on CancelTask while the task is not terminal, before anything else: then,
    * if the task is still not terminal, the server marks it CANCELED and aborts the running
-   * execute()'s signal. Throw TaskNotCancelableError to refuse. `ctx.signal` aborts at the
+   * execute()'s signal. Throw TaskNotCancelableError to refuse; any other error (an A2AError
+   * too) goes to onError and the caller gets InternalError. `ctx.signal` aborts at the
    * deadline (`cancelTimeoutMs`, 30 s): the cancel then goes on without waiting for this.
    */
   cancel?(ctx: CancelContext, task: TaskUpdater): Promise<void>;

@@ -7,7 +7,9 @@ import { decodeRequest } from '../protocol/operations.js';
 import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../protocol/decode.js';
 import { taskLimits, type TaskLimits } from './taskLimits.js';
 import {
+  A2AError,
   ExtendedAgentCardNotConfiguredError,
+  InternalError,
   PushNotificationNotSupportedError,
   TaskNotCancelableError,
   UnsupportedOperationError,
@@ -353,9 +355,11 @@ export class A2ARequestHandler {
   }
 
   /**
-   * The agent's cancel(), until its signal's deadline: one that throws (TaskNotCancelableError)
+   * The agent's cancel(), until its signal's deadline: one that throws TaskNotCancelableError
    * refuses the cancel; one still running then is left behind (reported to onError), and the
-   * cancel proceeds, so CancelTask never hangs on the agent.
+   * cancel proceeds, so CancelTask never hangs on the agent. Any other error (an A2AError too,
+   * such as the TASK_NOT_FOUND or UNAUTHENTICATED of a downstream agent the hook called) is the
+   * agent's failure, not the caller's: it goes to onError, and the caller gets InternalError.
    */
   private async agentCancel(cancel: NonNullable<AgentExecutor['cancel']>, call: { task: Task; tenant: string; updater: TaskUpdater }): Promise<void> {
     const timeoutMs = this.options.cancelTimeoutMs ?? 30_000;
@@ -369,12 +373,16 @@ export class A2ARequestHandler {
     });
     // Called in a microtask, so that one throwing at once also ends up in the race below.
     const running = Promise.resolve().then(() => cancel({ task: call.task, tenant: call.tenant, signal: deadline.signal }, call.updater));
+    const context = { operation: 'cancelTask', taskId: call.task.id, ...(call.task.contextId ? { contextId: call.task.contextId } : {}), tenant: call.tenant };
     try {
       if ((await Promise.race([running, expired])) !== 'deadline') return;
+    } catch (error) {
+      if (A2AError.is(error) && error.reason === 'TASK_NOT_CANCELABLE') throw error;
+      this.onError(error, context);
+      throw new InternalError('The agent failed while canceling this task');
     } finally {
       clearTimeout(timer);
     }
-    const context = { operation: 'cancelTask', taskId: call.task.id, ...(call.task.contextId ? { contextId: call.task.contextId } : {}), tenant: call.tenant };
     running.catch((error: unknown) => this.onError(error, context));
     this.onError(new Error(`cancel() of task ${call.task.id} did not finish within ${timeoutMs} ms; the task is canceled without it`), context);
   }
