@@ -108,7 +108,7 @@ export class Execution implements TaskUpdater {
   /** Checks of what the agent writes (agentWrites.ts). */
   private readonly writes = new AgentWrites((error) => this.report(error));
   /** The run itself (not the agent) is writing: such a write, if ignored, is not the agent's. */
-  private ownWrite = false;
+  private libraryWriting = false;
   /** The record of a message reply's context (recordContext): false when it could not be stored. */
   private contextRecorded: Promise<boolean> | undefined;
 
@@ -317,16 +317,28 @@ export class Execution implements TaskUpdater {
    * that stale record. false: the run is over.
    */
   private async failSafely(reason: string): Promise<boolean> {
-    this.ownWrite = true;
     try {
-      await this.fail(reason);
+      await this.ownWrite(() => this.fail(reason));
       return true;
     } catch (error) {
       this.report(error);
       this.refuse(outcomeNotStored());
       return false;
+    }
+  }
+
+  /** CancelTask's own CANCELED: like FAILED after an error, the library's write, not the agent's (never reported if ignored). */
+  cancelByServer(): Promise<void> {
+    return this.ownWrite(() => this.cancel());
+  }
+
+  /** A write the run itself (not the agent) makes: if it is ignored, that is not the agent's dropped write. */
+  private async ownWrite(write: () => Promise<void>): Promise<void> {
+    this.libraryWriting = true;
+    try {
+      await write();
     } finally {
-      this.ownWrite = false;
+      this.libraryWriting = false;
     }
   }
 
@@ -423,7 +435,7 @@ export class Execution implements TaskUpdater {
         checkTransition('setStatus', task.status.state, status.state);
         return { task: applyStatus(task, status), events: [{ statusUpdate: { taskId: this.taskId, contextId: this.contextId, status } }] };
       },
-      { isStatus: true, createdAt, what: `status ${status.state}` },
+      { isStatus: true, createdAt, what: `status ${status.state}`, state: status.state },
     );
   }
 
@@ -478,7 +490,7 @@ export class Execution implements TaskUpdater {
    * first change creates the task with it; changes made while that creation runs follow it.
    * Resolves false when the change was ignored because the task had ended (LIFE-02).
    */
-  private async write(change: Change, how: { isStatus: boolean; createdAt?: string; what: string }): Promise<boolean> {
+  private async write(change: Change, how: { isStatus: boolean; createdAt?: string; what: string; state?: TaskState }): Promise<boolean> {
     let record: TaskRecord;
     let ignored = false;
     if (!this.record && !this.creating) {
@@ -495,7 +507,9 @@ export class Execution implements TaskUpdater {
     const state = record.task.status.state;
     if (isTerminalState(state)) this.terminal = true;
     if (this.terminal || (how.isStatus && isFinalForNow(state))) this.resolveSettled({ kind: 'task', record });
-    if (ignored && !this.ownWrite) this.writes.dropped(how.what, state);
+    // LIFE-02: a dropped write is reported unless it is the library's, or a status write of the
+    // state the task already ended in (a relayed CANCELED after the cancel wrote it): harmless.
+    if (ignored && !this.libraryWriting && how.state !== state) this.writes.dropped(how.what, state);
     return !ignored;
   }
 }

@@ -341,7 +341,7 @@ export class A2ARequestHandler {
     if (this.executor.cancel) await this.agentCancel(this.executor.cancel.bind(this.executor), { task: record.task, tenant, updater });
     // CANCELED is written before the running agent is stopped, so whatever it does next is
     // dropped (LIFE-02) and blocking callers see the canceled task (MSG-01).
-    if (!updater.isTerminal) await updater.cancel();
+    if (!updater.isTerminal) await updater.cancelByServer();
     this.runner.abort(tenant, req.id);
     const after = (await requireTask(this.store, { tenant, id: req.id }, ownerOf(ctx))).task;
     // R5: if the agent finished first, this cancel changed nothing: the task is not cancelable.
