@@ -387,7 +387,8 @@ export function decodeMessage<T>(
   } = {},
 ): T {
   const decoder = new Decoder(options.limits ?? DEFAULT_DECODE_LIMITS, options.path ?? '', options.unknownFields);
-  const out = decoder.message(desc, input);
+  // A well-known type at the root too (a google.protobuf.Struct: an agent's metadata).
+  const out = decoder.messageOrWkt(desc, input);
   if (out !== undefined && options.check && decoder.violations.length === 0) {
     options.check(out as T, (field, description) => decoder.failAt(field, description));
   }

@@ -8,10 +8,11 @@
  * artifact after its last chunk). Writes dropped because the task is terminal are reported.
  */
 import type { DescMessage } from '@bufbuild/protobuf';
+import { StructSchema } from '@bufbuild/protobuf/wkt';
 import { ArtifactSchema, MessageSchema, TaskStateSchema, TaskStatusSchema } from '../gen/a2a_pb.js';
 import { decodeMessage, isCleanId, isJsonObject, type DecodeLimits } from '../protocol/decode.js';
 import { InvalidParamsError } from '../protocol/errors.js';
-import type { Artifact, Message, Part, TaskState, TaskStatus } from '../protocol/types.js';
+import type { Artifact, JsonObject, Message, Part, TaskState, TaskStatus } from '../protocol/types.js';
 import { toParts } from './taskUpdater.js';
 
 /** The decoder's size limits guard against untrusted input; the agent's own output has none. */
@@ -72,11 +73,12 @@ export function isPlainWrite(desc: DescMessage, value: unknown): boolean {
   return parts;
 }
 
-/** `value` decoded as `desc` (a clean copy), or a TypeError for the agent. */
-function checked<T>(label: string, desc: DescMessage, value: unknown): T {
+/** `value` decoded as `desc` (a clean copy), or a TypeError for the agent; `path` names a value that is not the root of the write. */
+function checked<T>(label: string, value: unknown, as: { desc: DescMessage; path?: string }): T {
+  const { desc, path = '' } = as;
   if (isPlainWrite(desc, value)) return value as T;
   try {
-    return decodeMessage<T>(desc, value, { limits: UNLIMITED, unknownFields: 'reject' });
+    return decodeMessage<T>(desc, value, { limits: UNLIMITED, unknownFields: 'reject', path });
   } catch (error) {
     if (!(error instanceof InvalidParamsError)) throw error;
     const named = error.fieldViolations.slice(0, MAX_NAMED).map((v) => `${v.field} ${v.description}`);
@@ -92,14 +94,19 @@ export function partsOf(label: string, content: unknown): Part[] {
 }
 
 export function checkedMessage(label: string, message: Message): Message {
-  return checked<Message>(label, MessageSchema, message);
+  return checked<Message>(label, message, { desc: MessageSchema });
+}
+
+/** Metadata the agent sets (the task's, or an event's own, named `field`): a JSON object. */
+export function checkedMetadata(label: string, field: string, metadata: unknown): JsonObject {
+  return checked<JsonObject>(label, metadata, { desc: StructSchema, path: field });
 }
 
 /** A status the agent sets: a known state other than UNSPECIFIED (LIFE-01), and a valid message. */
 export function checkedStatus(label: string, status: { state: TaskState; message?: Message; timestamp: string }): TaskStatus {
   const state: unknown = status.state;
   if (state === 'TASK_STATE_UNSPECIFIED' || state === 0) throw new TypeError(`${label}: TASK_STATE_UNSPECIFIED is not a state a task can be in (LIFE-01)`);
-  return checked<TaskStatus>(label, TaskStatusSchema, status);
+  return checked<TaskStatus>(label, status, { desc: TaskStatusSchema });
 }
 
 /** LIFE-01: a task is SUBMITTED once, when it is created; it never goes back to it. */
@@ -125,7 +132,7 @@ export class AgentWrites {
 
   /** An artifact the agent adds: valid as an Artifact, and not appended to after its last chunk (STREAM-10). */
   artifact(artifact: Artifact, chunk: { append?: boolean | undefined }): Artifact {
-    const valid = checked<Artifact>('addArtifact', ArtifactSchema, artifact);
+    const valid = checked<Artifact>('addArtifact', artifact, { desc: ArtifactSchema });
     if (chunk.append && this.closed?.has(valid.artifactId)) {
       throw new TypeError(`addArtifact: artifact ${valid.artifactId} already had its last chunk (lastChunk: true); nothing can be appended to it`);
     }

@@ -9,7 +9,7 @@ import { InternalError, UnsupportedOperationError, invalidField, type A2AError }
 import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
 import type { Artifact, JsonObject, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
-import { AgentWrites, checkTransition, checkedMessage, checkedStatus, partsOf } from './agentWrites.js';
+import { AgentWrites, checkTransition, checkedMessage, checkedMetadata, checkedStatus, partsOf } from './agentWrites.js';
 import type { ErrorHook } from './errorHook.js';
 import { RunContext, type RequestFields } from './runContext.js';
 import { DuplicateMessageError, type MessageClaim, type TaskRecord } from './stores/taskStore.js';
@@ -437,6 +437,12 @@ export class Execution implements TaskUpdater {
       },
       { isStatus: true, createdAt, what: `status ${status.state}`, state: status.state },
     );
+  }
+
+  async setMetadata(metadata: JsonObject): Promise<void> {
+    const valid = checkedMetadata('setMetadata', 'metadata', metadata);
+    // A snapshot-only change: A2A has no event for a task's metadata.
+    await this.write((task) => ({ task: { ...task, metadata: { ...task.metadata, ...valid } }, events: [] }), { isStatus: false, what: 'task metadata' });
   }
 
   async addArtifact(content: Content, options: ArtifactOptions = {}): Promise<string> {

@@ -40,6 +40,15 @@ export interface TaskUpdater {
   fail(message?: Content): Promise<void>;
   reject(message?: Content): Promise<void>;
   cancel(message?: Content): Promise<void>;
+  /**
+   * Sets members of the task's own `metadata` (A2A Task.metadata), stored with the task: visible
+   * in GetTask and ListTasks, in `ctx.task` of later runs and of cancel(), after a restart or on
+   * another instance. Merged at the top level: each key given replaces that key, the others are
+   * kept (there is no removal; store `null`). No stream event carries it (A2A has none for task
+   * metadata); a stream or subscription opened later starts with it. Ignored (and reported) once
+   * the task is terminal, like every other write.
+   */
+  setMetadata(metadata: JsonObject): Promise<void>;
   /** Builds an agent message in this task's context. */
   agentMessage(content: Content): Message;
   /** True once the task reached a terminal state; later updates are ignored. */
