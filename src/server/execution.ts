@@ -7,14 +7,14 @@
 import { applyArtifact, applyStatus, appendUserMessage } from '../protocol/applyEvent.js';
 import { InternalError, UnsupportedOperationError, invalidField, type A2AError } from '../protocol/errors.js';
 import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
-import type { Artifact, JsonObject, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState } from '../protocol/types.js';
+import type { Artifact, JsonObject, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
 import { AgentWrites, checkTransition, checkedMessage, checkedMetadata, checkedStatus, partsOf } from './agentWrites.js';
 import type { ErrorHook } from './errorHook.js';
 import { RunContext, type RequestFields } from './runContext.js';
 import { DuplicateMessageError, type MessageClaim, type TaskRecord } from './stores/taskStore.js';
 import type { StoredPushConfig } from './stores/pushStore.js';
-import type { ArtifactOptions, Content, TaskUpdater } from './taskUpdater.js';
+import { isWhole, type ArtifactOptions, type Content, type StatusMessage, type StatusOptions, type TaskUpdater, type WholeArtifact, type WholeMessage } from './taskUpdater.js';
 import type { TaskWriter } from './taskWriter.js';
 import { followUpRefusal, type TaskLimits } from './taskLimits.js';
 import { LeaseLostError } from './leases.js';
@@ -372,8 +372,11 @@ export class Execution implements TaskUpdater {
     return checkedMessage('agentMessage', this.draftMessage('agentMessage', content));
   }
 
-  /** An agent message in this task's context, not yet checked. */
-  private draftMessage(label: string, content: Content): Message {
+  /** An agent message in this task's context, not yet checked; a whole message keeps its messageId and other members. */
+  private draftMessage(label: string, content: StatusMessage): Message {
+    if (isWhole<WholeMessage>(content)) {
+      return { ...content, messageId: content.messageId ?? this.input.newId(), contextId: this.contextId, taskId: this.taskId, role: 'ROLE_AGENT' };
+    }
     return {
       messageId: this.input.newId(),
       contextId: this.contextId,
@@ -404,36 +407,38 @@ export class Execution implements TaskUpdater {
     if (!this.record) await (this.creating ??= this.createTask());
   }
 
-  startWork(message?: Content): Promise<void> {
+  startWork(message?: StatusMessage): Promise<void> {
     return this.setStatus('TASK_STATE_WORKING', message);
   }
-  requireInput(question: Content): Promise<void> {
+  requireInput(question: StatusMessage): Promise<void> {
     return this.setStatus('TASK_STATE_INPUT_REQUIRED', question);
   }
-  requireAuth(message: Content): Promise<void> {
+  requireAuth(message: StatusMessage): Promise<void> {
     return this.setStatus('TASK_STATE_AUTH_REQUIRED', message);
   }
-  complete(message?: Content): Promise<void> {
+  complete(message?: StatusMessage): Promise<void> {
     return this.setStatus('TASK_STATE_COMPLETED', message);
   }
-  fail(message?: Content): Promise<void> {
+  fail(message?: StatusMessage): Promise<void> {
     return this.setStatus('TASK_STATE_FAILED', message);
   }
-  reject(message?: Content): Promise<void> {
+  reject(message?: StatusMessage): Promise<void> {
     return this.setStatus('TASK_STATE_REJECTED', message);
   }
-  cancel(message?: Content): Promise<void> {
+  cancel(message?: StatusMessage): Promise<void> {
     return this.setStatus('TASK_STATE_CANCELED', message);
   }
 
-  async setStatus(state: TaskState, message?: Content): Promise<void> {
+  async setStatus(state: TaskState, message?: StatusMessage, options: StatusOptions = {}): Promise<void> {
     // Read before the status time, so that a task this write creates was created no later.
     const createdAt = now();
     const status = checkedStatus('setStatus', { state, ...(message !== undefined ? { message: this.draftMessage('setStatus', message) } : {}), timestamp: now() });
+    const update: TaskStatusUpdateEvent = { taskId: this.taskId, contextId: this.contextId, status };
+    if (options.eventMetadata !== undefined) update.metadata = checkedMetadata('setStatus', 'eventMetadata', options.eventMetadata);
     await this.write(
       (task) => {
         checkTransition('setStatus', task.status.state, status.state);
-        return { task: applyStatus(task, status), events: [{ statusUpdate: { taskId: this.taskId, contextId: this.contextId, status } }] };
+        return { task: applyStatus(task, status), events: [{ statusUpdate: update }] };
       },
       { isStatus: true, createdAt, what: `status ${status.state}`, state: status.state },
     );
@@ -445,18 +450,22 @@ export class Execution implements TaskUpdater {
     await this.write((task) => ({ task: { ...task, metadata: { ...task.metadata, ...valid } }, events: [] }), { isStatus: false, what: 'task metadata' });
   }
 
-  async addArtifact(content: Content, options: ArtifactOptions = {}): Promise<string> {
-    const artifactId = options.artifactId ?? this.input.newId();
+  async addArtifact(content: Content | WholeArtifact, options: ArtifactOptions = {}): Promise<string> {
+    // Content is an artifact of those parts; of a whole artifact, the options' fields win.
+    const given: WholeArtifact = isWhole<WholeArtifact>(content) ? content : { parts: partsOf('addArtifact', content) };
+    const artifactId = options.artifactId ?? given.artifactId ?? this.input.newId();
     // Built by assignment, not conditional spreads (one of these per streamed chunk).
     const artifact = { artifactId } as Artifact;
-    if (options.name !== undefined) artifact.name = options.name;
-    if (options.description !== undefined) artifact.description = options.description;
-    artifact.parts = partsOf('addArtifact', content);
-    if (options.metadata) artifact.metadata = options.metadata;
-    if (options.extensions) artifact.extensions = options.extensions;
+    const { name = given.name, description = given.description, metadata = given.metadata, extensions = given.extensions } = options;
+    if (name !== undefined) artifact.name = name;
+    if (description !== undefined) artifact.description = description;
+    artifact.parts = given.parts;
+    if (metadata) artifact.metadata = metadata;
+    if (extensions) artifact.extensions = extensions;
     const update: TaskArtifactUpdateEvent = { taskId: this.taskId, contextId: this.contextId, artifact: this.writes.artifact(artifact, options) };
     if (options.append) update.append = true;
     if (options.lastChunk) update.lastChunk = true;
+    if (options.eventMetadata !== undefined) update.metadata = checkedMetadata('addArtifact', 'eventMetadata', options.eventMetadata);
     const written = await this.write((task) => ({ task: applyArtifact(task, update), events: [{ artifactUpdate: update }] }), { isStatus: false, what: `artifact ${artifactId}` });
     if (!written) return ''; // ignored: the task had ended (reported to onError)
     this.writes.written(artifactId, options);

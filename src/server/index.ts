@@ -3,7 +3,7 @@ export type { A2AHandler, A2AHandlerOptions } from './createA2AHandler.js';
 export { A2ARequestHandler } from './requestHandler.js';
 export type { CallContext, RequestHandlerOptions } from './requestHandler.js';
 export type { AgentExecutor, RequestContext, CancelContext } from './agentExecutor.js';
-export type { TaskUpdater, ArtifactOptions, Content } from './taskUpdater.js';
+export type { TaskUpdater, ArtifactOptions, Content, StatusMessage, StatusOptions, WholeArtifact, WholeMessage } from './taskUpdater.js';
 export { MemoryTaskStore } from './stores/memoryStore.js';
 export { VersionConflictError } from './stores/taskStore.js';
 export type { TaskStore, TaskRecord, StoredEvent, AppendInput, ListQuery, ListResult } from './stores/taskStore.js';
