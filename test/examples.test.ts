@@ -7,7 +7,8 @@
  *   `./agent.js` and the package's own name `a2a-kit` resolve as they would for a user), and so
  *   does every block of the other docs that imports `./agent.js`, and all of client.md, errors.md
  *   and signing.md;
- * - the "test without a port" block runs.
+ * - the "test without a port" block runs, and so do the cancellation and "Agents that call
+ *   agents" blocks.
  */
 import { typecheckSnippets } from './support/typecheckSnippets.js';
 import { test } from 'node:test';
@@ -20,6 +21,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Task } from '../src/protocol/types.js';
 import type { AgentExecutor, RequestContext, TaskUpdater } from '../src/server/index.js';
+import { collectTask, createClient, createMessage, type A2AClient } from '../src/client/index.js';
+import { eventually } from './support/assertions.js';
+import { startServer } from './support/server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const exampleDir = join(root, 'examples', 'hello-agent');
@@ -178,4 +182,61 @@ test('AGENT-CANCEL: the cancellation block of docs/agents.md refuses a cancel fr
   t.mock.timers.tick(1000);
   await run;
   assert.equal(written.at(-1), 'All ten steps done');
+});
+
+test('AGENT-RELAY: the "Agents that call agents" block of docs/agents.md relays a researcher (the demo agent): a streamed artifact, a question and its answer, a forwarded cancel', async (t) => {
+  const block = tsBlocks.find((b) => b.includes('export function orchestrator('));
+  assert.ok(block, 'docs/agents.md has an "Agents that call agents" block');
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-kit-doc-relay-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const entry = (sub: string) => pathToFileURL(join(root, sub)).href;
+  const source = block
+    .replace(/from 'a2a-kit\/server'/g, `from '${entry('src/server/index.ts')}'`)
+    .replace(/from 'a2a-kit\/client'/g, `from '${entry('src/client/index.ts')}'`)
+    .replace(/from 'a2a-kit'/g, `from '${entry('src/index.ts')}'`);
+  assert.ok(!/from 'a2a-kit/.test(source), 'every import was rewritten');
+  const file = join(dir, 'relay.mts');
+  writeFileSync(file, source);
+  const { orchestrator } = (await import(pathToFileURL(file).href)) as { orchestrator: (researcher: A2AClient) => AgentExecutor };
+
+  const researcher = await startServer({ demo: { slowMs: 60_000 } });
+  t.after(() => researcher.close());
+  const remote = await createClient(researcher.url);
+  const server = await startServer({ executor: orchestrator(remote) });
+  t.after(() => server.close());
+  const client = await createClient(server.url);
+  const text = (task: Task | undefined) => (task?.status.message?.parts ?? []).map((p) => ('text' in p ? p.text : '')).join('');
+
+  // Streamed artifact chunks, relayed whole.
+  const streamed = await collectTask(client.streamText('stream whales'));
+  assert.equal(streamed.status.state, 'TASK_STATE_COMPLETED');
+  assert.equal(streamed.artifacts?.[0]?.name, 'stream');
+  assert.equal(streamed.artifacts?.[0]?.parts.length, 10);
+  // No stream event carries task metadata: it is in the stored task.
+  const researcherTaskId = (await client.getTask({ id: streamed.id })).metadata?.researcherTaskId;
+  assert.equal(typeof researcherTaskId, 'string', 'the researcher task id is kept in the task metadata');
+  assert.notEqual(researcherTaskId, streamed.id);
+  assert.equal((await remote.getTask({ id: researcherTaskId as string })).status.state, 'TASK_STATE_COMPLETED');
+
+  // The researcher's question, and the answer sent on to the researcher's task.
+  const asked = await client.sendText('ask What should I look for');
+  assert.ok('task' in asked);
+  assert.equal(asked.task.status.state, 'TASK_STATE_INPUT_REQUIRED');
+  assert.equal(text(asked.task), 'What should I look for?');
+  const answered = await client.sendMessage({ message: createMessage({ text: 'songs', taskId: asked.task.id }) });
+  assert.ok('task' in answered);
+  assert.equal(answered.task.status.state, 'TASK_STATE_COMPLETED');
+  assert.equal(text(answered.task), 'Thanks, got your answer: songs');
+  assert.equal(answered.task.metadata?.researcherTaskId, asked.task.metadata?.researcherTaskId, 'one researcher task for both runs');
+
+  // A cancel forwarded to the researcher; no error is reported on the way.
+  const started = await client.sendText('slow research', { configuration: { returnImmediately: true } });
+  assert.ok('task' in started);
+  const id = started.task.id;
+  const slowId = await eventually(async () => (await client.getTask({ id })).metadata?.researcherTaskId, 'the researcher task to start');
+  const before = server.errors.length;
+  assert.equal((await client.cancelTask({ id })).status.state, 'TASK_STATE_CANCELED');
+  await eventually(async () => ((await remote.getTask({ id: slowId as string })).status.state === 'TASK_STATE_CANCELED' ? true : undefined), 'the researcher task to be canceled');
+  await server.handler.requestHandler.drain(5_000);
+  assert.deepEqual(server.errors.slice(before), [], 'nothing reported to onError');
 });
