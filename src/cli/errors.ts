@@ -6,7 +6,8 @@
  *   2  usage error (bad option or argument, or an unavailable binding)
  *   3  protocol error: the agent answered with an A2A error (TaskNotFound, …), or the client
  *      refused a call the agent's protocol version lacks (ListTasks to an A2A 0.3 agent)
- *   4  client error: unreachable, timeout, bad card, no usable interface, broken stream, …
+ *   4  client error: unreachable, timeout, bad card, no usable interface, broken stream, …, or
+ *      the agent answered UNAVAILABLE (its store is out of reach for now: retry)
  *   5  the task ended FAILED, REJECTED or CANCELED (`a2a cancel`: CANCELED is success)
  */
 import { A2AClientError, responseInfo, wasNotSent } from '../client/errors.js';
@@ -48,7 +49,8 @@ export function isUsageError(error: unknown): boolean {
 }
 
 export function exitCodeOf(error: unknown): number {
-  if (A2AError.is(error)) return EXIT.PROTOCOL;
+  // UNAVAILABLE (the agent's store is out of reach for now) is a "try again", as for an unreachable agent.
+  if (A2AError.is(error)) return error.reason === 'UNAVAILABLE' ? EXIT.CLIENT : EXIT.PROTOCOL;
   if (A2AClientError.is(error)) return EXIT.CLIENT;
   if (error instanceof CliError) return error.exitCode;
   if (isUsageError(error)) return EXIT.USAGE;

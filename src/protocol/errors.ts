@@ -143,6 +143,27 @@ export class PayloadTooLargeError extends A2AError {
   }
 }
 
+/** How long a client is asked to wait before retrying a call refused as UNAVAILABLE (ErrorInfo `retryAfterMs`). */
+export const UNAVAILABLE_RETRY_AFTER_MS = 1000;
+
+/**
+ * The task store cannot be reached (a PostgreSQL restart or failover, a lost connection, SQLite
+ * locked by another process past its busy timeout): nothing was written, and the same call may
+ * succeed in a moment. UNAVAILABLE on every binding (HTTP 503 with Retry-After, gRPC
+ * UNAVAILABLE), never INTERNAL (R19). Stores throw it for their connection-class failures, with
+ * the driver's error as `cause`.
+ */
+export class StoreUnavailableError extends A2AError {
+  constructor(message = 'The task store cannot be reached; retry later', options?: A2AErrorOptions) {
+    super('UNAVAILABLE', message, options);
+  }
+
+  /** What a store throws for `cause` (the driver's error), asking clients to retry after UNAVAILABLE_RETRY_AFTER_MS. */
+  static from(cause: unknown, message?: string): StoreUnavailableError {
+    return new StoreUnavailableError(message, { cause, metadata: { retryAfterMs: String(UNAVAILABLE_RETRY_AFTER_MS) } });
+  }
+}
+
 /** Turns anything thrown into an A2AError; unknown failures become InternalError without detail. */
 export function toA2AError(error: unknown): A2AError {
   if (A2AError.is(error)) return error;

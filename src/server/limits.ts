@@ -14,6 +14,7 @@
  *   try { …serve the stream… } finally { slot.release(); }
  */
 import { A2AError } from '../protocol/errors.js';
+import { ERROR_TABLE } from '../protocol/errorTable.js';
 
 export interface RateLimiterOptions {
   /** Sustained rate: tokens added per second (> 0). */
@@ -189,12 +190,25 @@ export function retryAfterSeconds(ms: number): string {
 }
 
 /**
- * How an exceeded limit looks over HTTP, on both HTTP bindings: 429 with `Retry-After` when the
- * limit says when to retry (JSON-RPC too, so HTTP clients and proxies back off without parsing
- * the body). Undefined for every other error.
+ * How a "come back later" answer looks over HTTP: an exceeded limit is 429, a store that cannot
+ * be reached (UNAVAILABLE) 503 — the ERROR_TABLE statuses — each with `Retry-After` when the
+ * error says when to retry (ErrorInfo `retryAfterMs`). Undefined for every other error.
  */
-export function httpLimitFailure(error: unknown): { status: 429; headers: Record<string, string> } | undefined {
-  if (!A2AError.is(error) || error.reason !== 'RESOURCE_EXHAUSTED' || error.metadata.limit === undefined) return undefined;
+export function httpBackOff(error: unknown): { status: number; headers: Record<string, string> } | undefined {
+  if (!A2AError.is(error)) return undefined;
+  if (error.reason !== 'UNAVAILABLE' && !isLimit(error)) return undefined;
   const ms = Number(error.metadata.retryAfterMs);
-  return { status: 429, headers: Number.isFinite(ms) && ms > 0 ? { 'retry-after': retryAfterSeconds(ms) } : {} };
+  return { status: ERROR_TABLE[error.reason].httpStatus, headers: Number.isFinite(ms) && ms > 0 ? { 'retry-after': retryAfterSeconds(ms) } : {} };
+}
+
+/**
+ * An exceeded limit over HTTP, which JSON-RPC answers with 429 too (so HTTP clients and proxies
+ * back off without parsing the body); its other errors, UNAVAILABLE included, are HTTP 200 (B6).
+ */
+export function httpLimitFailure(error: unknown): { status: number; headers: Record<string, string> } | undefined {
+  return isLimit(error) ? httpBackOff(error) : undefined;
+}
+
+function isLimit(error: unknown): boolean {
+  return A2AError.is(error) && error.reason === 'RESOURCE_EXHAUSTED' && error.metadata.limit !== undefined;
 }

@@ -15,7 +15,7 @@ import type { BindingContext } from '../bindingContext.js';
 import { toRestError } from './errors.js';
 import { matchRoute, type RestRoute } from './routes.js';
 import { asksForV03, handleRestV03 } from './v03.js';
-import { httpLimitFailure } from '../../server/limits.js';
+import { httpBackOff } from '../../server/limits.js';
 
 export const REST_CONTENT_TYPE = 'application/a2a+json';
 const JSON_HEADERS = { 'content-type': REST_CONTENT_TYPE };
@@ -24,8 +24,8 @@ const JSON_HEADERS = { 'content-type': REST_CONTENT_TYPE };
 function errorResponse(error: unknown, refusal?: { status: number; headers: Record<string, string> }): HttpResponse {
   const { status, body } = toRestError(error, refusal?.status);
   // Authentication failures also carry their WWW-Authenticate challenges (ERR-05).
-  // …and exceeded limits their Retry-After (R25).
-  const extra = { ...(httpAuthFailure(error) ?? httpLimitFailure(error))?.headers, ...refusal?.headers };
+  // …and exceeded limits (R25) and an unreachable store (R19) their Retry-After.
+  const extra = { ...(httpAuthFailure(error) ?? httpBackOff(error))?.headers, ...refusal?.headers };
   return { status, headers: { ...JSON_HEADERS, ...extra }, body: JSON.stringify(body) };
 }
 

@@ -9,7 +9,6 @@
 import pg from 'pg';
 import type { Pool, PoolClient, PoolConfig, QueryConfig, QueryResultRow } from 'pg';
 import type { Task } from '../../protocol/types.js';
-import { InvalidParamsError } from '../../protocol/errors.js';
 import {
   DuplicateMessageError,
   VersionConflictError,
@@ -34,6 +33,7 @@ import { SqlLeases } from '../contract/sqlLeases.js';
 import { leaseFenceError } from '../../server/stores/leaseStore.js';
 import { canonicalTime, listFilter, pageLimit, taskColumns } from '../contract/sqlShared.js';
 import { ListQueries, leaseQueries, nameTag, pushQueries, statements, type LeaseQueryName, type PgPushQueryName, type PushQuery } from './postgresQueries.js';
+import { storeFailure } from './pgFailures.js';
 import { POSTGRES_MIGRATIONS, migratePostgres, quoteIdent, schemaVersionPg, type MigrationResult } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -89,7 +89,7 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
     this.lease = leaseQueries(schema, tag);
     this.lists = new ListQueries(schema);
     this.outbox = new SqlOutbox({
-      run: async (name, params) => (await this.pool.query(this.pushConfig(name, params)).catch(refuseUnstorable)).rows,
+      run: async (name, params) => (await this.pool.query(this.pushConfig(name, params)).catch(storeFailure)).rows,
       claim: (options) => this.claim(options),
       deleteConfig: (params) => this.deleteConfig(params),
       putConfigIfRoom: (params) => this.putConfigIfRoom(params),
@@ -253,7 +253,7 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
   private async run<R extends QueryResultRow>(query: { name?: string; text: string }, values: unknown[]): Promise<R[]> {
     const config: QueryConfig = { text: query.text, values };
     if (query.name) config.name = query.name;
-    return (await this.pool.query<R>(config).catch(refuseUnstorable)).rows;
+    return (await this.pool.query<R>(config).catch(storeFailure)).rows;
   }
 
   /** A statement with `@name` parameters (compilePg), by name. */
@@ -262,7 +262,7 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
   }
 
   private async named<R extends QueryResultRow>(query: PushQuery, params: Record<string, unknown>): Promise<R[]> {
-    return (await this.pool.query<R>(this.namedConfig(query, params)).catch(refuseUnstorable)).rows;
+    return (await this.pool.query<R>(this.namedConfig(query, params)).catch(storeFailure)).rows;
   }
 
   private async claim(options: { now: string; until: string; limit: number }): Promise<DeliveryRow[]> {
@@ -302,17 +302,17 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
   }
 
   private async pushRun<R extends QueryResultRow>(name: PgPushQueryName, params: Record<string, unknown>): Promise<R[]> {
-    return (await this.pool.query<R>(this.pushConfig(name, params)).catch(refuseUnstorable)).rows;
+    return (await this.pool.query<R>(this.pushConfig(name, params)).catch(storeFailure)).rows;
   }
 
   private async leaseRun<R extends QueryResultRow>(name: LeaseQueryName, params: Record<string, unknown>): Promise<{ rows: R[]; rowCount: number }> {
     const q = this.lease[name];
-    const result = await this.pool.query<R>({ name: q.name, text: q.text, values: q.bind(params) }).catch(refuseUnstorable);
+    const result = await this.pool.query<R>({ name: q.name, text: q.text, values: q.bind(params) }).catch(storeFailure);
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   }
 
   private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch(storeFailure);
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -320,22 +320,9 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
-      return refuseUnstorable(error);
+      return storeFailure(error);
     } finally {
       client.release();
     }
   }
-}
-
-/**
- * A backstop behind the decoder, which already refuses U+0000 in identifiers: a value PostgreSQL
- * cannot hold in text (SQLSTATE 22021 "invalid byte sequence", 22P05 "untranslatable
- * character") is the client's input, so it is answered as invalid params, not as a store failure.
- */
-function refuseUnstorable(error: unknown): never {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === '22021' || code === '22P05') {
-    throw new InvalidParamsError('Invalid parameters: a value contains a character that cannot be stored (such as U+0000)', { cause: error });
-  }
-  throw error;
 }

@@ -5,9 +5,12 @@
  * settles after the shared COMMIT — nothing is acknowledged before it is durable — and a failed
  * COMMIT fails every write of the group (none of them happened). Under concurrency this writes
  * the pages shared by many tasks (index leaves, the end of the event log) once per group instead
- * of once per write.
+ * of once per write. A group that cannot take the write lock within busy_timeout (another
+ * process holds it) fails with StoreUnavailableError: nothing was written, and the bindings
+ * answer a retryable UNAVAILABLE (R19), which a run's writes retry (R2).
  */
 import type { Database } from 'better-sqlite3';
+import { StoreUnavailableError } from '../../protocol/errors.js';
 
 interface Job {
   run(): void;
@@ -60,9 +63,16 @@ export class GroupCommit {
     try {
       this.commitGroup(jobs);
     } catch (error) {
-      for (const job of jobs) job.fail(error);
+      const failure = isBusy(error) ? StoreUnavailableError.from(error, 'The task store is locked by another process; retry later') : error;
+      for (const job of jobs) job.fail(failure);
       return;
     }
     for (const job of jobs) job.settle();
   }
+}
+
+/** SQLITE_BUSY (and its extended codes): the lock was still held when busy_timeout ran out. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
