@@ -15,7 +15,8 @@ import type { TaskRunner } from './taskRunner.js';
 import type { TaskWriter } from './taskWriter.js';
 
 /** Status message of a task whose instance stopped while it ran (and the agent is not resumable). */
-export const INSTANCE_STOPPED_MESSAGE = 'The server instance running this task stopped (or lost its hold on the task) before it finished';
+export const INSTANCE_STOPPED_MESSAGE =
+  'The server instance running this task stopped, or lost its hold on the task (it could not reach the task store for a whole lease TTL, say), before it finished';
 
 /** What a detached run needs from the request handler. */
 export interface DetachedRunDeps {

@@ -5,7 +5,7 @@
  * (a reply, a terminal or interrupted state, or the agent returned).
  */
 import { applyArtifact, applyStatus, appendUserMessage } from '../protocol/applyEvent.js';
-import { InternalError, UnsupportedOperationError, invalidField, type A2AError } from '../protocol/errors.js';
+import { InternalError, StoreUnavailableError, UnsupportedOperationError, invalidField, type A2AError } from '../protocol/errors.js';
 import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
 import type { Artifact, JsonObject, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
@@ -19,6 +19,7 @@ import type { TaskWriter } from './taskWriter.js';
 import { followUpRefusal, type TaskLimits } from './taskLimits.js';
 import { LeaseLostError } from './leases.js';
 import { UnprocessedMessageError } from './unprocessedMessage.js';
+import { STORE_PATIENCE_MS, deadlineIn, type Deadline } from './storePatience.js';
 
 export type Outcome =
   | { kind: 'message'; message: Message }
@@ -61,9 +62,27 @@ export interface ExecutionInput {
   recordContext?: boolean;
 }
 
-/** The refusal a caller gets when the run's outcome could not be stored (never a stale task). */
-function outcomeNotStored(): InternalError {
+/**
+ * The refusal a caller gets when the run's outcome could not be stored (never a stale task):
+ * UNAVAILABLE when the store could not be reached (a retry of the message is answered by R4),
+ * else INTERNAL.
+ */
+function outcomeNotStored(cause?: unknown): A2AError {
+  if (cause instanceof StoreUnavailableError) return cause;
   return new InternalError('The server could not store the outcome of this task');
+}
+
+/** True when `error`, or an error it wraps (an agent may rethrow with a cause), is the store out of reach. */
+function storeOutOfReach(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) if (e instanceof StoreUnavailableError) return true;
+  return false;
+}
+
+/** The task a run fails with `error` records as its reason. */
+function failureReason(error: unknown): string {
+  return storeOutOfReach(error)
+    ? 'The task store could not be reached for too long while processing this message'
+    : 'The agent failed while processing this message';
 }
 
 let lastMs = 0;
@@ -101,6 +120,8 @@ export class Execution implements TaskUpdater {
   /** Throws when this run may no longer write (its execution lease is lost). */
   private guard: (() => void) | undefined;
   private leaseOwner: string | undefined;
+  /** R2: until when the run's writes outlive a store outage (its lease deadline; none: each gets STORE_PATIENCE_MS). */
+  private leaseDeadline: Deadline | undefined;
   /** accept() recorded the follow-up and answered its caller: what becomes of its run is only reported. */
   private accepted = false;
   /** The agent was called for this run's message. */
@@ -125,11 +146,18 @@ export class Execution implements TaskUpdater {
    * R3: `check` runs before every write of this run and throws when it may no longer write (the
    * instance lost the task's execution lease, so another may be running it); `leaseOwner` goes
    * with each write, so the store refuses one that passed the check but lands after the lease
-   * was lost (the process paused between the two, say).
+   * was lost (the process paused between the two, say). A write the store cannot take is retried
+   * until `deadline` (the lease's), not after: another instance may take the task over then.
    */
-  fence(check: () => void, leaseOwner: string): void {
-    this.guard = check;
-    this.leaseOwner = leaseOwner;
+  fence(lease: { check: () => void; owner: string; deadline: Deadline }): void {
+    this.guard = lease.check;
+    this.leaseOwner = lease.owner;
+    this.leaseDeadline = lease.deadline;
+  }
+
+  /** The deadline of one write: the lease's, or STORE_PATIENCE_MS from now without a lease. */
+  private until(): Deadline {
+    return this.leaseDeadline ?? deadlineIn(STORE_PATIENCE_MS);
   }
 
   get isTerminal(): boolean {
@@ -169,8 +197,13 @@ export class Execution implements TaskUpdater {
       }
       // A lost lease was reported when it was lost; the run only stops writing.
       if (!(error instanceof LeaseLostError)) this.report(error);
+      if (!this.replied && !this.record && storeOutOfReach(error)) {
+        // Not even the task could be stored: nothing to fail, the caller may retry (R4).
+        this.refuse(outcomeNotStored(error));
+        return;
+      }
       // The error itself goes to onError (logs), not to the client: it may hold internals.
-      if (!this.replied && !this.terminal && !this.fencedOut() && !(await this.failSafely('The agent failed while processing this message'))) return;
+      if (!this.replied && !this.terminal && !this.fencedOut() && !(await this.failSafely(failureReason(error)))) return;
     }
     if (this.duplicateOf) {
       // The agent swallowed the refused write: its run still answers as the duplicate it is.
@@ -236,7 +269,7 @@ export class Execution implements TaskUpdater {
     let full: A2AError | undefined;
     try {
       this.guard?.();
-      const { record } = await this.input.writer.update({ tenant: context.tenant, taskId: this.taskId, leaseOwner: this.leaseOwner }, (r) => {
+      const { record } = await this.input.writer.update({ tenant: context.tenant, taskId: this.taskId, leaseOwner: this.leaseOwner, until: this.until() }, (r) => {
         if (isTerminalState(r.task.status.state)) return undefined;
         full = taskLimits && followUpRefusal(r.task, message, taskLimits);
         return full ? undefined : { task: appendUserMessage(r.task, message), events: [], ...(claim ? { claim } : {}) };
@@ -322,7 +355,7 @@ export class Execution implements TaskUpdater {
       return true;
     } catch (error) {
       this.report(error);
-      this.refuse(outcomeNotStored());
+      this.refuse(outcomeNotStored(error));
       return false;
     }
   }
@@ -488,7 +521,7 @@ export class Execution implements TaskUpdater {
     };
     const { claim, pushConfig, owner } = this.input;
     try {
-      this.record = await this.input.writer.create(this.input.context.tenant, task, { claim, pushConfig, owner, ...(first ? { then: first(task) } : {}) });
+      this.record = await this.input.writer.create(this.input.context.tenant, task, { claim, pushConfig, owner, until: this.until(), ...(first ? { then: first(task) } : {}) });
     } catch (error) {
       this.creating = undefined; // a later update tries again
       // A concurrent duplicate of this message created its task first: every later write of
@@ -513,7 +546,8 @@ export class Execution implements TaskUpdater {
     } else {
       if (!this.record) await this.creating;
       this.guard?.();
-      ({ record } = await this.input.writer.update({ tenant: this.input.context.tenant, taskId: this.taskId, known: this.record, leaseOwner: this.leaseOwner }, (r) =>
+      const target = { tenant: this.input.context.tenant, taskId: this.taskId, known: this.record, leaseOwner: this.leaseOwner, until: this.until() };
+      ({ record } = await this.input.writer.update(target, (r) =>
         // LIFE-02: nothing leaves a terminal state; late updates (after a cancel) are dropped.
         isTerminalState(r.task.status.state) ? ((ignored = true), undefined) : change(r.task),
       ));

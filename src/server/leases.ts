@@ -16,6 +16,9 @@ import { LeaseLostError, type Lease, type LeaseStore } from './stores/leaseStore
 export { LeaseLostError };
 import { splitTaskKey, taskKey as key } from './taskKey.js';
 
+/** The lease lifetime without renewal when none is configured. */
+export const DEFAULT_LEASE_TTL_MS = 15_000;
+
 /** Takeover candidates read per query; the sweep reads more batches while they come back full. */
 export const SWEEP_BATCH = 16;
 
@@ -66,7 +69,7 @@ export class LeaseKeeper {
     private readonly hooks: LeaseHooks,
   ) {
     this.owner = options.owner ?? crypto.randomUUID();
-    this.ttlMs = options.ttlMs ?? 15_000;
+    this.ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
   }
 
   start(): void {
@@ -103,6 +106,15 @@ export class LeaseKeeper {
   holds(tenant: string, taskId: string): boolean {
     const held = this.held.get(key(tenant, taskId));
     return held !== undefined && Date.now() < held.validUntil;
+  }
+
+  /**
+   * Until when this instance may act on the task's lease (Date.now() ms; 0 when it holds none):
+   * the last successful take or renewal plus the TTL. A write of its run may be retried until
+   * then (storePatience.ts), not after: by then another instance may have taken the task over.
+   */
+  deadline(tenant: string, taskId: string): number {
+    return this.held.get(key(tenant, taskId))?.validUntil ?? 0;
   }
 
   /**

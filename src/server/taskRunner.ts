@@ -225,9 +225,13 @@ export class TaskRunner {
     const key = keyOf(tenant, taskId);
     this.leased.set(key, target.abort);
     // Every write of the run first checks that the lease is still ours.
-    execution.fence(() => {
-      if (!leases.holds(tenant, taskId)) throw new LeaseLostError(taskId, 'this instance no longer holds it');
-    }, leases.owner);
+    execution.fence({
+      check: () => {
+        if (!leases.holds(tenant, taskId)) throw new LeaseLostError(taskId, 'this instance no longer holds it');
+      },
+      owner: leases.owner,
+      deadline: () => leases.deadline(tenant, taskId),
+    });
     try {
       await execution.run();
     } finally {

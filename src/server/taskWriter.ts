@@ -4,12 +4,20 @@
  * recomputed from a fresh read. On a store that applies writes in call order (`ordersWrites`:
  * the memory store) an uncontended write skips the lock, and only a write that lost the version
  * check queues behind it. Every stored event is then published on the bus.
+ *
+ * A write given a deadline (`until`, a run's writes) outlives a short store outage: a try the
+ * store could not take (StoreUnavailableError) is made again until then (storePatience.ts). Such
+ * a try may have been applied all the same (the connection dropped after COMMIT), so before the
+ * next one the writer reads the task and, when it holds exactly what that try wrote (its
+ * snapshot, one version on), takes that as the outcome instead of writing it twice.
  */
 import type { StreamResponse, Task } from '../protocol/types.js';
 import type { EventBus } from './eventBus.js';
-import { VersionConflictError, type CreateOptions, type MessageClaim, type StoredEvent, type TaskRecord, type TaskStore } from './stores/taskStore.js';
+import { VersionConflictError, appendFirstChange, type AppendInput, type CreateOptions, type MessageClaim, type StoredEvent, type TaskRecord, type TaskStore } from './stores/taskStore.js';
 import { TaskNotFoundError } from '../protocol/errors.js';
 import { taskKey } from './taskKey.js';
+import { Patience, type Deadline } from './storePatience.js';
+import { appended } from '../stores/contract/taskRows.js';
 
 export interface TaskChange {
   task: Task;
@@ -27,6 +35,8 @@ interface Target {
   known?: TaskRecord | undefined;
   /** R3: the write of a run under this lease owner; the store refuses it once the lease is gone (AppendInput.leaseOwner). */
   leaseOwner?: string | undefined;
+  /** R2: retry while the store cannot be reached, until then (absent: fail at once). */
+  until?: Deadline | undefined;
 }
 type Change = (record: TaskRecord) => TaskChange | undefined;
 type Written = { record: TaskRecord; events: StoredEvent[] };
@@ -41,10 +51,38 @@ export class TaskWriter {
     private readonly onWritten?: (tenant: string, taskId: string, events: StoredEvent[]) => void,
   ) {}
 
-  async create(tenant: string, task: Task, options: CreateOptions = {}): Promise<TaskRecord> {
-    const { record, events } = await this.store.create(tenant, task, options);
-    this.published(tenant, task.id, events);
-    return record;
+  /** Creates the task (see TaskStore.create); `until`: retry while the store cannot be reached, until then. */
+  async create(tenant: string, task: Task, options: CreateOptions & { until?: Deadline | undefined } = {}): Promise<TaskRecord> {
+    const { until, ...create } = options;
+    const patience = new Patience(until);
+    let unsure = false;
+    for (;;) {
+      try {
+        // After a try of unknown outcome, the task as stored tells whether it was written.
+        const written = (unsure && (await this.createdBefore(tenant, task, create))) || (await this.store.create(tenant, task, create));
+        this.published(tenant, task.id, written.events);
+        return written.record;
+      } catch (error) {
+        if (!(await patience.another(error))) throw error;
+        unsure = true;
+      }
+    }
+  }
+
+  /**
+   * After a creation whose outcome is unknown: what it wrote, if the task exists (its id is
+   * this run's own). A store that writes `then` as an append of its own may have written the
+   * creation only: the first change is written now. (Versions are not compared: a store may
+   * count a creation with its first change as one write or two.)
+   */
+  private async createdBefore(tenant: string, task: Task, options: CreateOptions): Promise<Written | undefined> {
+    const record = await this.store.get(tenant, task.id);
+    if (!record) return undefined;
+    const created: StoredEvent[] = [{ seq: 1, event: { task } }];
+    const { then } = options;
+    if (then && sameTask(record.task, then.task)) return { record, events: created.concat(then.events.map((event, i) => ({ seq: 2 + i, event }))) };
+    if (!sameTask(record.task, task)) return { record, events: [] }; // written, and changed since
+    return then ? appendFirstChange(this.store, { record, events: created }, then) : { record, events: created };
   }
 
   private published(tenant: string, taskId: string, events: StoredEvent[]): void {
@@ -66,7 +104,7 @@ export class TaskWriter {
       // Losing the version check means another writer is at it: queue behind the lock, from a
       // fresh read, so many concurrent writers take turns instead of exhausting their retries.
       try {
-        return await this.attempt(target, change, target.known);
+        return await this.attempt(target, change, { known: target.known });
       } catch (error) {
         if (!(error instanceof VersionConflictError)) throw error;
       }
@@ -75,25 +113,42 @@ export class TaskWriter {
     return this.withLock(key, () => this.retrying(target, change));
   }
 
-  /** The compare-and-set loop: the first attempt from `known` (if any), the others from fresh reads. */
+  /**
+   * The compare-and-set loop: the first attempt from `known` (if any), the others from fresh
+   * reads; a version conflict is retried at once, a store out of reach until `until`.
+   */
   private async retrying(target: Target, change: Change): Promise<Written> {
-    for (let attempt = 0; ; attempt++) {
+    const patience = new Patience(target.until);
+    /** The last append sent: after a failure it may still have been applied. */
+    const sent: { input?: AppendInput } = {};
+    for (let attempt = 0, conflicts = 0; ; attempt++) {
       try {
-        return await this.attempt(target, change, attempt === 0 ? target.known : undefined);
+        return await this.attempt(target, change, { known: attempt === 0 ? target.known : undefined, sent });
       } catch (error) {
-        if (!(error instanceof VersionConflictError) || attempt >= MAX_ATTEMPTS) throw error;
+        if (error instanceof VersionConflictError) {
+          if (++conflicts > MAX_ATTEMPTS) throw error;
+        } else if (!(await patience.another(error))) throw error;
       }
     }
   }
 
-  /** One compare-and-set write of `change` computed from `known` (or a fresh read). */
-  private async attempt(target: Target, change: Change, known: TaskRecord | undefined): Promise<Written> {
+  /**
+   * One compare-and-set write of `change` computed from `known` (or a fresh read). A fresh read
+   * that shows the append `sent` last (whose answer was lost) applied returns that as the outcome.
+   */
+  private async attempt(target: Target, change: Change, tried: { known: TaskRecord | undefined; sent?: { input?: AppendInput } }): Promise<Written> {
     const { tenant, taskId } = target;
-    const record = known ?? (await this.store.get(tenant, taskId));
+    const record = tried.known ?? (await this.store.get(tenant, taskId));
     if (!record) throw new TaskNotFoundError(`Task ${taskId} not found`, { metadata: { taskId } });
+    const sent = tried.sent?.input;
+    if (sent && isApplied(record, sent)) {
+      const result = appended(sent, record);
+      this.published(tenant, taskId, result.events);
+      return result;
+    }
     const next = change(record);
     if (!next) return { record, events: [] };
-    const result = await this.store.append({
+    const input: AppendInput = {
       tenant,
       taskId,
       expectedVersion: record.version,
@@ -101,7 +156,9 @@ export class TaskWriter {
       events: next.events,
       ...(next.claim ? { claim: next.claim } : {}),
       ...(target.leaseOwner !== undefined ? { leaseOwner: target.leaseOwner } : {}),
-    });
+    };
+    if (tried.sent) tried.sent.input = input;
+    const result = await this.store.append(input);
     this.published(tenant, taskId, result.events);
     return result;
   }
@@ -117,4 +174,17 @@ export class TaskWriter {
     run.then(release, release);
     return run;
   }
+}
+
+/**
+ * Whether `record` is the task as `input` left it: one version on, with its snapshot. The
+ * snapshot holds the new status's timestamp and message ids, so another writer's change is
+ * never mistaken for it.
+ */
+function isApplied(record: TaskRecord, input: AppendInput): boolean {
+  return record.version === input.expectedVersion + 1 && sameTask(record.task, input.task);
+}
+
+function sameTask(a: Task, b: Task): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
