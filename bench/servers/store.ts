@@ -1,6 +1,8 @@
 /**
- * Our server (serveAgent + demo agent, like servers/ours.ts) on a durable store, from dist/;
- * configured by env (servers/durable.ts):
+ * Our server (serveAgent + demo agent, like servers/ours.ts) on a durable store, from dist/,
+ * opened and wired as `a2a serve --store …` does it (openStore with `serve: true`, then
+ * wireStore: on PostgreSQL the PostgresEventBus and execution leases), so the rows measure what
+ * users of `a2a serve` get. Configured by env (servers/durable.ts):
  *
  *   BENCH_STORE=sqlite   BENCH_SQLITE_PATH=/tmp/x.db [BENCH_PREFILL=100000]
  *   BENCH_STORE=postgres BENCH_POSTGRES_URL=postgres://…   (tables in a throwaway schema, dropped on exit)
@@ -10,41 +12,32 @@
  * message id claim — with ids `prefillId(i)`. Ready.info then carries the file size.
  */
 import type * as Demo from '../../src/cli/agents/demo.js';
-import type * as ServeAgent from '../../src/node/serveAgent.js';
-import type * as Sqlite from '../../src/stores/sqlite/sqliteStore.js';
-import type * as Postgres from '../../src/stores/postgres/postgresStore.js';
-import type { TaskStore } from '../../src/server/stores/taskStore.js';
+import type * as Node from '../../src/node/index.js';
+import type { SqliteTaskStore } from '../../src/stores/sqlite/sqliteStore.js';
+import type { PostgresTaskStore } from '../../src/stores/postgres/postgresStore.js';
+import type { StoreSpec } from '../../src/stores/contract/openStore.js';
 import type { StreamResponse, Task } from '../../src/protocol/types.js';
 import { prefill, sendHi, sqliteFileBytes, storeEnv } from './durable.js';
 import { exitWithParent, reportReady } from './ipc.js';
 
 const dist = (path: string) => new URL(`../../dist/${path}`, import.meta.url).href;
 const { demoAgent, demoCard } = (await import(dist('cli/agents/demo.js'))) as typeof Demo;
-const { serveAgent } = (await import(dist('node/serveAgent.js'))) as typeof ServeAgent;
+const { serveAgent, openStore, wireStore } = (await import(dist('node/index.js'))) as typeof Node;
 
 const env = storeEnv();
-let store: TaskStore;
-let sqlite: Sqlite.SqliteTaskStore | undefined;
-let cleanup = async (): Promise<void> => {};
-if (env.kind === 'sqlite') {
-  const { SqliteTaskStore } = (await import(dist('stores/sqlite/sqliteStore.js'))) as typeof Sqlite;
-  store = sqlite = new SqliteTaskStore({ path: env.sqlitePath });
-} else {
-  const { PostgresTaskStore } = (await import(dist('stores/postgres/postgresStore.js'))) as typeof Postgres;
-  const schema = env.schema('a2a_bench');
-  const pg = await PostgresTaskStore.open({ connectionString: env.postgresUrl, schema });
-  store = pg;
-  cleanup = async () => {
-    await pg.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
-  };
-}
+const schema = env.schema('a2a_bench');
+const spec: StoreSpec = env.kind === 'sqlite' ? { kind: 'sqlite', path: env.sqlitePath } : { kind: 'postgres', url: env.postgresUrl, schema };
+const opened = await openStore(spec, { serve: true });
+const store = opened.store;
+const sqlite = env.kind === 'sqlite' ? (store as SqliteTaskStore) : undefined;
+const wired = await wireStore(opened, { onBusError: (e) => console.error('bench store server: event bus error:', e) });
 
 const server = await serveAgent({
   agent: { card: demoCard(), executor: demoAgent },
   port: 0,
   host: '127.0.0.1',
   publicUrl: 'http://127.0.0.1:0',
-  handler: { store },
+  handler: wired.handler,
 });
 const base = server.url;
 const jsonrpc = `${base}/a2a/jsonrpc`;
@@ -79,6 +72,8 @@ if (env.prefill > 0) {
 
 reportReady({ name: `ours-${env.kind}`, url: base, jsonrpc, rest: `${base}/a2a/rest`, info });
 exitWithParent(async () => {
-  await cleanup();
   await server.close();
+  await wired.close();
+  if (env.kind === 'postgres') await (store as PostgresTaskStore).pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+  await opened.close();
 });

@@ -15,7 +15,8 @@ import { listenFailure } from '../listenFailure.js';
 import { readOptionFile } from '../optionFile.js';
 import { withStore } from '../storeFailure.js';
 import { tlsOptions } from '../tlsOptions.js';
-import { openStore, type OpenedStore } from '../../stores/contract/openStore.js';
+import { openStore } from '../../stores/contract/openStore.js';
+import { wireStore, type WiredStore } from '../../stores/contract/wireStore.js';
 import { startRetention } from '../../stores/contract/retention.js';
 import type { PushOptions } from '../../push/pushOptions.js';
 import type { AbuseLimitOptions } from '../../server/abuseLimits.js';
@@ -160,7 +161,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (!auth) requireAuthConfig(tenants?.tenants ?? { '': agent as NonNullable<typeof agent> });
   if (grpcPort !== undefined) await quietGrpcBindFailure();
   const opened = await withStore(values.store, () => openStore(values.store, { serve: true }));
-  let bus: Awaited<ReturnType<NonNullable<OpenedStore['openBus']>>> | undefined;
+  let wired: WiredStore | undefined;
   let retention: ReturnType<typeof startRetention> | undefined;
   let running: RunningAgent<RequestHandlerLike>;
   try {
@@ -171,7 +172,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       else if (recovered.length > 0) console.error(`a2a serve: marked ${recovered.length} interrupted task(s) FAILED`);
     }
     // Several instances on one PostgreSQL: streams follow tasks written by any of them.
-    bus = opened.openBus ? await opened.openBus((e) => console.error('a2a serve: event bus error:', e instanceof Error ? e.message : e)) : undefined;
+    // (PostgresEventBus and leases; the same wiring as in code: wireStore, a2a-kit/node).
+    wired = await wireStore(opened, { leaseTtlMs, onBusError: (e) => console.error('a2a serve: event bus error:', e instanceof Error ? e.message : e) });
     retention =
       retentionDays !== undefined && opened.purge
         ? startRetention({
@@ -191,8 +193,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       // One hook for the host, gRPC and the agent: the task's ids and the stack (docs/cli.md).
       onError: (e, context) => console.error(formatError('a2a serve', e, context)),
       handler: {
-        store: opened.store,
-        ...(bus ? { bus, leases: { ...(leaseTtlMs ? { ttlMs: leaseTtlMs } : {}) } } : {}),
+        ...wired.handler,
         ...(abuseLimits ? { abuseLimits } : {}),
         push,
         ...(maxBody ? { maxBodyBytes: maxBody } : {}),
@@ -205,7 +206,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   } catch (error) {
     // Nothing may keep the process alive after a failed start (PostgreSQL pools, LISTEN connection).
     retention?.stop();
-    await bus?.close().catch(() => undefined);
+    await wired?.close().catch(() => undefined);
     await opened.close().catch(() => undefined);
     throw listenFailure(error, { host: values.host, port, grpcPort }) ?? error;
   }
@@ -240,7 +241,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.on('SIGTERM', stop);
   });
   await running.close();
-  await bus?.close();
+  await wired.close();
   retention?.stop();
   await opened.close();
   return 0;
