@@ -16,6 +16,7 @@ import { GrpcLoadClient, runGrpc, sendRequest, streamJson, unaryJson } from './g
 import { H2GrpcClient } from './h2Load.js';
 import { probeLatency } from './latencyProbe.js';
 import { runHttp } from './load.js';
+import { measureOrder } from './sampling.js';
 import { prefillId, type GrpcCannedConfig } from './servers/ipc.js';
 import type { BenchContext, Name, RowResult, Target } from './run.js';
 
@@ -93,7 +94,7 @@ function grpcRow(key: string, title: string, streaming: boolean): ExtraRow {
       const result: RowResult = { index, row: key, title, unit, results: {}, labels: { ceiling: 'bare grpc-js' } };
       const clientCpu: string[] = [];
       try {
-        for (const t of targets) {
+        for (const t of measureOrder(targets, index)) {
           const client = clients.get(t)!;
           const m = await ctx.measured(title, unit, t, (duration) =>
             runGrpc({ client, streaming, text: streaming ? 'stream x' : 'hi', concurrency: GRPC_CONCURRENCY, duration, expectedEvents: STREAM_EVENTS }),
@@ -143,24 +144,28 @@ const STORE_SERVERS: { role: StoreRole; script: string; label: string }[] = [
 ];
 
 interface StoreRun {
+  /** The row's number: which server goes first (measureOrder). */
+  index: number;
   store: 'sqlite' | 'postgres';
   /** BENCH_* env both servers get; BENCH_SQLITE_PATH is added per server (its own file in `dir`). */
   env: Record<string, string>;
   dir: string;
   timeoutMs?: number;
+  /** The database process doing part of the servers' work (PostgreSQL), see StartOptions. */
+  outOfProcess?: string;
 }
 
 /**
- * Our server (servers/store.ts), then the SDK's with its DatabaseTaskStore (servers/sdkStore.ts),
- * on the same engine, one at a time: start, `use`, stop. When the SDK's server answers wrong
+ * Our server (servers/store.ts) and the SDK's with its DatabaseTaskStore (servers/sdkStore.ts),
+ * on the same engine, one at a time (ours first on odd rows, measureOrder): start, `use`, stop. When the SDK's server answers wrong
  * (`use` throws), that is returned in `problems` for the row note; a wrong answer from ours aborts.
  */
 async function eachStoreServer<T>(ctx: BenchContext, run: StoreRun, use: (t: Target) => Promise<T>): Promise<{ results: Partial<Record<StoreRole, T>>; problems: string[] }> {
   const results: Partial<Record<StoreRole, T>> = {};
   const problems: string[] = [];
-  for (const { role, script, label } of STORE_SERVERS) {
+  for (const { role, script, label } of measureOrder(STORE_SERVERS, run.index)) {
     const env = run.store === 'sqlite' ? { ...run.env, BENCH_SQLITE_PATH: join(run.dir, `${role}.db`) } : run.env;
-    const t = await ctx.start(role, { script, env, name: `${role}-${run.store}`, timeoutMs: run.timeoutMs });
+    const t = await ctx.start(role, { script, env, name: `${role}-${run.store}`, timeoutMs: run.timeoutMs, ...(run.outOfProcess ? { outOfProcess: run.outOfProcess } : {}) });
     try {
       results[role] = await use(t);
     } catch (error) {
@@ -194,6 +199,7 @@ function storeSendRow(store: 'sqlite' | 'postgres', title: string): ExtraRow {
       inTempDir(async (dir) => {
         const memory = await ctx.memoryBaseline();
         let env: Record<string, string> = { BENCH_STORE: 'sqlite' };
+        let outOfProcess: string | undefined;
         if (store === 'postgres') {
           const pg = postgresUrl(ctx.root);
           if (!pg.url) {
@@ -201,16 +207,19 @@ function storeSendRow(store: 'sqlite' | 'postgres', title: string): ExtraRow {
             return { index, row: key, title, unit: 'req/s', results: {}, note: `skipped: ${pg.reason}` };
           }
           env = { BENCH_STORE: 'postgres', BENCH_POSTGRES_URL: pg.url };
+          outOfProcess = 'PostgreSQL';
         }
         const row = ctx.sendTaskRow;
-        const { results, problems } = await eachStoreServer(ctx, { store, env, dir }, async (t) => {
+        const run: StoreRun = { index, store, env, dir, ...(outOfProcess ? { outOfProcess } : {}) };
+        const { results, problems } = await eachStoreServer(ctx, run, async (t) => {
           await ctx.sample(row, t, '');
           return ctx.measured(title, 'req/s', t, (d) => ctx.measureHttp(row, t, '', d));
         });
         const shares = STORE_SERVERS.filter(({ role }) => results[role] && memory[role]).map(
           ({ role, label }) => `${label} ${fmt(results[role]!.rps / memory[role]!.rps, 2)}x its in-memory (row 1: ${fmt(memory[role]!.rps)} req/s)`,
         );
-        return ctx.ratios({ index, row: key, title, unit: 'req/s', results, note: [...shares, ...problems].join('; ') });
+        const kept = outOfProcess ? [`median of each server's attempts; rate/core left out (${outOfProcess}'s CPU is not counted)`] : [];
+        return ctx.ratios({ index, row: key, title, unit: 'req/s', results, note: [...shares, ...kept, ...problems].join('; '), ...(outOfProcess ? { outOfProcess } : {}) });
       }),
   };
 }
@@ -224,7 +233,7 @@ const sqliteGetRow: ExtraRow = {
       const randomId = () => prefillId(Math.floor(Math.random() * PREFILL));
       const row = ctx.getTaskRow;
       const verify = (b: string) => b.includes(row.marker) && !b.includes('"error"');
-      const run: StoreRun = { store: 'sqlite', env: { BENCH_STORE: 'sqlite', BENCH_PREFILL: String(PREFILL) }, dir, timeoutMs: 180_000 };
+      const run: StoreRun = { index, store: 'sqlite', env: { BENCH_STORE: 'sqlite', BENCH_PREFILL: String(PREFILL) }, dir, timeoutMs: 180_000 };
       const { results, problems } = await eachStoreServer(ctx, run, async (t) => {
         await ctx.sample(row, t, randomId());
         const m = await ctx.measured(title, 'req/s', t, (duration) =>
