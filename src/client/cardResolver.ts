@@ -214,7 +214,9 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   const cached = cache?.get(url);
   const source = `The agent card at ${url}`;
   if (cached && Date.now() < cached.freshUntil) return verifiedFromCache(cached.card, { ...options, cardUrl: url }, source);
-  const headers = new Headers({ accept: 'application/json', [VERSION_HEADER]: PROTOCOL_VERSION, ...options.headers });
+  const headers = new Headers({ accept: 'application/json', [VERSION_HEADER]: PROTOCOL_VERSION });
+  // The caller's headers replace these whatever their case (`-H A2A-Version=0.3` asks for the 0.3 card).
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
   if (cached?.etag) headers.set('if-none-match', cached.etag);
   if (cached?.lastModified) headers.set('if-modified-since', cached.lastModified);
   // A conditional fetch() otherwise adds `Cache-Control: no-cache`, which servers built on

@@ -60,6 +60,15 @@ describe('card resolution and caching', () => {
     ]);
   });
 
+  test('VER-02: a caller A2A-Version header, in any case, replaces the default one on the card request (the 0.3 or hybrid card can be asked for)', async () => {
+    const from = cardRequests().length;
+    const v03 = await resolveCard(server.url, { cache: false, headers: { 'a2a-version': '0.3' } });
+    await resolveCard(server.url, { cache: false, headers: { 'A2A-VERSION': '' } });
+    await resolveCard(server.url, { cache: false });
+    assert.deepEqual(cardRequests().slice(from).map((r) => r.headers['a2a-version']), ['0.3', '', '1.0']);
+    assert.equal(v03.supportedInterfaces[0]?.protocolVersion, '0.3', 'the 0.3 card, read as 1.0');
+  });
+
   test('a fresh card (max-age) is not fetched again; no-store is never cached', async () => {
     let calls = 0;
     let cacheControl = 'public, max-age=300';
