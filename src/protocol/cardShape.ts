@@ -10,3 +10,14 @@ export function isV03CardShape(value: unknown): boolean {
   const card = value as Record<string, unknown>;
   return typeof card.url === 'string' && !Array.isArray(card.supportedInterfaces);
 }
+
+/**
+ * A 1.0 card that also carries the 0.3 top-level members (the hybrid card of src/compat/card03.ts,
+ * served to requests without A2A-Version): a `supportedInterfaces` list and a top-level `url` string.
+ * 1.0 readers use its 1.0 fields, 0.3 readers its `url` and the rest.
+ */
+export function isHybridCardShape(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const card = value as Record<string, unknown>;
+  return typeof card.url === 'string' && Array.isArray(card.supportedInterfaces);
+}

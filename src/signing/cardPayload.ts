@@ -17,10 +17,17 @@
  * The 1.0 rules would drop its endpoints (`url`, `additionalInterfaces`, `preferredTransport`)
  * and `security`, none of which are 1.0 fields, leaving them unsigned.
  *
+ * A hybrid card (a 1.0 card plus the 0.3 top-level members, isHybridCardShape) is read by both:
+ * its signer signs it twice per key (signingPayloadTexts), over the 1.0 form, which the 1.0
+ * verifiers check (everything a 1.0 client uses), and over the 0.3 form (the whole card), which
+ * 0.3 verifiers check. The two never stand in for each other: a 0.3 payload always has a
+ * top-level `url`, a 1.0 payload never does. Verifying (verificationPayloads) reads a hybrid
+ * card as the 1.0 card it is.
+ *
  * Runtime-neutral: the 1.0 rules come from the generated table in ./cardPresence.ts.
  */
 import type { AgentCard } from '../protocol/types.js';
-import { isV03CardShape } from '../protocol/cardShape.js';
+import { isHybridCardShape, isV03CardShape } from '../protocol/cardShape.js';
 import { AGENT_CARD_PRESENCE, type PresenceTable } from './cardPresence.js';
 import { canonicalize } from './jcs.js';
 import { v03PayloadTexts } from './v03Payload.js';
@@ -101,6 +108,15 @@ export function cardSigningPayload(card: AgentCard | Record<string, unknown>, ta
 /** The RFC 8785 text of the signing payload (encode as UTF-8 to sign). */
 export function canonicalCard(card: AgentCard | Record<string, unknown>): string {
   return canonicalize(cardSigningPayload(card));
+}
+
+/**
+ * The texts a signer signs, one signature each: the signing payload; for a hybrid card also the
+ * whole card without `signatures` (the 0.3 form, which covers its 0.3 members too).
+ */
+export function signingPayloadTexts(card: AgentCard | Record<string, unknown>): string[] {
+  const own = canonicalCard(card);
+  return isHybridCardShape(card) ? [own, canonicalize(withoutSignatures(card))] : [own];
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
  * Signing Agent Cards (SIGN-05/06) with `jose`: a JWS over the RFC 8785 form of the card
  * (./cardPayload.ts) with `alg`, `kid`, `typ: JOSE` (and `jku` when given) in the protected
- * header, stored detached as `{ protected, signature }` in `signatures`. Runtime-neutral (jose
- * runs on WebCrypto); reading key files is in ./node.ts.
+ * header, stored detached as `{ protected, signature }` in `signatures`. A hybrid card (1.0 and
+ * 0.3 members) gets two signatures, one per form (./cardPayload.ts signingPayloadTexts).
+ * Runtime-neutral (jose runs on WebCrypto); reading key files is in ./node.ts.
  */
 import { FlattenedSign, calculateJwkThumbprint, exportJWK, importJWK, type CryptoKey, type JWK, type KeyObject } from 'jose';
-import type { AgentCard, AgentCardSignature } from '../protocol/types.js';
-import { canonicalCard } from './cardPayload.js';
+import type { AgentCardSignature } from '../protocol/types.js';
+import { signingPayloadTexts } from './cardPayload.js';
 import type { Jwk, Jwks } from './cardSignature.js';
 
 export interface SignCardOptions {
@@ -21,6 +22,12 @@ export interface SignCardOptions {
   /** Keep the card's existing signatures and add this one (rotation: sign with old and new key). */
   append?: boolean;
 }
+
+/**
+ * Signs a card of any shape — the 1.0 card, and the 0.3 and hybrid cards served to 0.3 clients —
+ * over its own JSON, as signAgentCard does: serveAgent's `signCard` (signCardWith from a key file).
+ */
+export type CardSigner = <C extends object>(card: C) => Promise<C>;
 
 /** The JWS `alg` that fits a key (its `alg`, else by type and curve). */
 export function algForJwk(jwk: JWK | Jwk): string {
@@ -48,21 +55,25 @@ async function asJwk(key: SignCardOptions['key']): Promise<JWK> {
   return exportJWK(key as CryptoKey | KeyObject);
 }
 
-/** The card with a detached JWS signature added (or replacing existing ones). */
-export async function signAgentCard<C extends AgentCard | Record<string, unknown>>(card: C, options: SignCardOptions): Promise<C & { signatures: AgentCardSignature[] }> {
+/**
+ * The card with a detached JWS signature added (or replacing existing ones): over the form its
+ * shape calls for, and for a hybrid card one over each form (1.0 first).
+ */
+export async function signAgentCard<C extends object>(card: C, options: SignCardOptions): Promise<C & { signatures: AgentCardSignature[] }> {
   const jwk = await asJwk(options.key);
   if (typeof jwk.d !== 'string') throw new TypeError('Signing needs a private key');
   const alg = options.alg ?? algForJwk(jwk);
   if (alg.toLowerCase() === 'none') throw new TypeError('alg "none" cannot sign');
   const kid = options.kid ?? (typeof jwk.kid === 'string' ? jwk.kid : await thumbprintKid(jwk));
   const key = 'kty' in options.key ? await importJWK(options.key, alg) : options.key;
-  const payload = new TextEncoder().encode(canonicalCard(card));
-  const jws = await new FlattenedSign(payload)
-    .setProtectedHeader({ alg, kid, typ: 'JOSE', ...(options.jku ? { jku: options.jku } : {}) })
-    .sign(key as CryptoKey | KeyObject | Uint8Array);
-  const signature: AgentCardSignature = { protected: jws.protected ?? '', signature: jws.signature };
+  const header = { alg, kid, typ: 'JOSE', ...(options.jku ? { jku: options.jku } : {}) };
+  const signatures: AgentCardSignature[] = [];
+  for (const text of signingPayloadTexts(card as Record<string, unknown>)) {
+    const jws = await new FlattenedSign(new TextEncoder().encode(text)).setProtectedHeader(header).sign(key as CryptoKey | KeyObject | Uint8Array);
+    signatures.push({ protected: jws.protected ?? '', signature: jws.signature });
+  }
   const existing = options.append ? ((card as { signatures?: AgentCardSignature[] }).signatures ?? []) : [];
-  return { ...card, signatures: [...existing, signature] };
+  return { ...card, signatures: [...existing, ...signatures] };
 }
 
 /** A JWKS holding the public halves of `keys`. */

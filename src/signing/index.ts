@@ -22,4 +22,4 @@ export {
   type JwksFetcher,
   type VerifyCardOptions,
 } from './cardSignature.js';
-export { algForJwk, jwksOf, publicJwkOf, signAgentCard, thumbprintKid, type SignCardOptions } from './cardSigner.js';
+export { algForJwk, jwksOf, publicJwkOf, signAgentCard, thumbprintKid, type CardSigner, type SignCardOptions } from './cardSigner.js';

@@ -6,11 +6,10 @@
 import { createPrivateKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { exportJWK, exportPKCS8, generateKeyPair, type JWK } from 'jose';
-import type { AgentCard } from '../protocol/types.js';
 import { guardedFetch } from '../net/guardedFetch.js';
 import { vetUrl, type SsrfOptions } from '../net/ssrfGuard.js';
 import { MAX_JWKS_BYTES, type Jwks, type JwksFetcher } from './cardSignature.js';
-import { algForJwk, jwksOf, signAgentCard, thumbprintKid } from './cardSigner.js';
+import { algForJwk, jwksOf, signAgentCard, thumbprintKid, type CardSigner } from './cardSigner.js';
 
 export interface SigningKey {
   /** The private key as a JWK. */
@@ -43,8 +42,8 @@ export async function loadSigningKey(path: string, options: { kid?: string; alg?
   return { jwk, kid, alg };
 }
 
-/** A card signer for serveAgent's `signCard`, from a key file. */
-export async function signCardWith(path: string, options: { kid?: string; alg?: string; jku?: string } = {}): Promise<(card: AgentCard) => Promise<AgentCard>> {
+/** A card signer for serveAgent's `signCard`, from a key file (every card shape: see CardSigner). */
+export async function signCardWith(path: string, options: { kid?: string; alg?: string; jku?: string } = {}): Promise<CardSigner> {
   const key = await loadSigningKey(path, options);
   return (card) => signAgentCard(card, { key: key.jwk, kid: key.kid, alg: key.alg, ...(options.jku ? { jku: options.jku } : {}) });
 }

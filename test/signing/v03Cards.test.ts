@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { CardVerificationError, resolveCard } from '../../src/client/index.js';
 import type { FetchLike } from '../../src/client/transport.js';
 import { agentCardToV03 } from '../../src/compat/card.js';
-import { cardSigningPayload } from '../../src/signing/cardPayload.js';
+import { hybridAgentCard } from '../../src/compat/card03.js';
+import { canonicalCard, cardSigningPayload } from '../../src/signing/cardPayload.js';
 import { CardSignatureError, base64UrlEncode, verifyAgentCard, type Jwk } from '../../src/signing/cardSignature.js';
 import { signAgentCard } from '../../src/signing/cardSigner.js';
 import { canonicalize } from '../../src/signing/jcs.js';
@@ -123,6 +124,25 @@ test('SIGN-09: our signature of a 0.3 card with empty members is over JCS of the
   const input = `${ours?.protected}.${base64UrlEncode(new TextEncoder().encode(canonicalize(EMPTY_MEMBERS_CARD)))}`;
   assert.equal(await reason(verifyAgentCard({ ...signed, security: [] }, { jwks })), 'bad-signature');
   assert.ok(verify('sha256', Buffer.from(input), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(ours?.signature ?? '', 'base64url')));
+});
+
+/** Whether `signature` is an ES256 signature by our key over `text` (node:crypto, not our verifier). */
+function signs(signature: { protected: string; signature: string } | undefined, text: string): boolean {
+  const input = `${signature?.protected}.${base64UrlEncode(new TextEncoder().encode(text))}`;
+  return verify('sha256', Buffer.from(input), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature?.signature ?? '', 'base64url'));
+}
+
+test('SIGN-09: signAgentCard signs a hybrid card (1.0 card + 0.3 members) twice: over its 1.0 form, then over the whole card', async () => {
+  const card = realisticCard();
+  const hybrid = hybridAgentCard(card);
+  const signed = await signAgentCard(hybrid, { key: privateKey, kid: KID });
+  assert.equal(signed.signatures.length, 2);
+  const [v10Form, v03Form] = signed.signatures;
+  assert.ok(signs(v10Form, canonicalCard(card)), 'the 1.0 form of the hybrid card is the 1.0 card\'s');
+  assert.ok(signs(v03Form, canonicalize(hybrid)), 'the 0.3 form: the whole card, its url, additionalInterfaces and security included');
+  assert.deepEqual(await verifyAgentCard(signed, { jwks, requireSignature: true }), { verified: true, kid: KID, alg: 'ES256' });
+  // Rotation: append adds two more (one per form) and keeps the existing ones.
+  assert.equal((await signAgentCard(signed, { key: privateKey, kid: KID, append: true })).signatures.length, 4);
 });
 
 test('SIGN-09: sign → verify a 0.3 card; changing its endpoints or security fails', async () => {
