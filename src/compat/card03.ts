@@ -12,13 +12,16 @@
  *    `supportsAuthenticatedExtendedCard`, `security`), so the official 0.3 SDKs (which send no
  *    A2A-Version) find their endpoint and header-less 1.0 readers (curl, browsers) still see
  *    `supportedInterfaces`. `securitySchemes` keeps the 1.0 shape (the two cannot share it);
- *    signatures are dropped, since they do not cover the added members.
- * Only the 1.0 card carries the card's signatures: the 0.3 card and the hybrid one have none
- * (a 1.0 signature cannot cover 0.3 members; the server signs only the 1.0 card).
+ *    the 1.0 card's signatures are dropped, since they do not cover the added members.
+ * Signatures (SIGN-09): each variant needs its own, over its own JSON. The derived 0.3 and hybrid
+ * cards carry none; a server with a signing key signs them once, when the route is built
+ * (`signCardVariants`, what serveAgent's `signCard` does): the 0.3 card over its 0.3 form, the
+ * hybrid card twice per key (its 1.0 form for 1.0 verifiers, the whole card for 0.3 verifiers).
  * The responses differ by A2A-Version: the route must send `Vary: A2A-Version` and an ETag per
  * variant.
  */
 import { parseVersion, VERSION_HEADER } from '../protocol/serviceParams.js';
+import type { CardSigner } from '../signing/cardSigner.js';
 import type { AgentCard, AgentInterface } from '../protocol/types.js';
 import { agentCardToV03 } from './card.js';
 import type { V03AgentCard } from './v03Types.js';
@@ -126,4 +129,19 @@ export function cardForRequest(
   if (variant === '1.0') return { variant, body: card };
   if (variant === '0.3') return { variant, body: agentCardForV03(card, options) };
   return { variant, body: hybridAgentCard(card, options) };
+}
+
+/** The 0.3 and hybrid cards a versioned card route serves next to the 1.0 card. */
+export interface V03CardVariants {
+  '0.3': V03AgentCard;
+  hybrid: HybridAgentCard;
+}
+
+/**
+ * The 0.3 and hybrid cards of `card`, each signed by `sign` over its own JSON (SIGN-09): the 0.3
+ * card over the 0.3 form, the hybrid card over both forms (signAgentCard picks them by shape).
+ * Called once when the route is built (serveAgent with `signCard`), never per request.
+ */
+export async function signCardVariants(card: AgentCard, sign: CardSigner, options: V03CardOptions = {}): Promise<V03CardVariants> {
+  return { '0.3': await sign(agentCardForV03(card, options)), hybrid: await sign(hybridAgentCard(card, options)) };
 }

@@ -11,6 +11,8 @@ import { TenantRouter, checkSameSecurity, checkTenantName } from '../server/tena
 import { AGENT_CARD_PATH } from '../server/agentCardRoute.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { HttpRoute } from '../server/http/extraRoutes.js';
+import { signCardVariants } from '../compat/card03.js';
+import type { CardSigner } from '../signing/cardSigner.js';
 import type { RunningGrpcServer } from '../bindings/grpc/listener.js';
 import { serve, type RunningServer, type ServeOptions } from './serve.js';
 import { createPushRuntime } from '../push/pushOptions.js';
@@ -43,8 +45,12 @@ export interface ServeAgentBaseOptions extends ServeOptions {
    * the bound port.
    */
   grpc?: { port: number; host?: string; publicAddress?: string; maxMessageBytes?: number };
-  /** Applied to the final cards (with their interfaces) before they are served, e.g. `signCardWith(keyFile)` from a2a-kit/node. */
-  signCard?: (card: AgentCard) => Promise<AgentCard>;
+  /**
+   * Signs the final cards (with their interfaces) before they are served, e.g. `signCardWith(keyFile)`
+   * from a2a-kit/node: the card, the extended card, and the 0.3 and hybrid cards served to 0.3
+   * clients (each over its own JSON; see CardSigner). Once, at start.
+   */
+  signCard?: CardSigner;
 }
 
 export interface ServeAgentOptions extends ServeAgentBaseOptions {
@@ -180,8 +186,11 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
       handler = createA2AHandler({ ...common, tenants: defined, ...(tenants.defaultTenant !== undefined ? { defaultTenant: tenants.defaultTenant } : {}) });
     } else {
       const agent = await finalCards((options as ServeAgentOptions).agent, urls, options.signCard);
+      // The 0.3 and hybrid cards get their own signatures (SIGN-09), made here once.
+      const v03CardVariants = options.signCard && compat03 ? await signCardVariants(agent.card, options.signCard, v03CardBindings ? { bindings: v03CardBindings } : {}) : undefined;
       handler = createA2AHandler({
         ...common,
+        ...(v03CardVariants ? { v03CardVariants } : {}),
         ...(agent.resumable ? { resumable: true } : {}),
         agentCard: agent.card,
         executor: agent.executor,

@@ -4,7 +4,7 @@
  * and CORS so browser clients can discover the agent (CARD-11).
  */
 import { toRestError } from '../bindings/rest/errors.js';
-import { agentCardForV03, cardVariantFor, hybridAgentCard } from '../compat/card03.js';
+import { agentCardForV03, cardVariantFor, hybridAgentCard, type V03CardVariants } from '../compat/card03.js';
 import { InvalidRequestError } from '../protocol/errors.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { HttpRequest, HttpResponse } from './http/httpTypes.js';
@@ -21,6 +21,11 @@ export interface CardRouteOptions {
    * and hybrid cards (default JSONRPC and HTTP+JSON; serveAgent adds GRPC when it serves 0.3 gRPC).
    */
   v03Bindings?: readonly string[];
+  /**
+   * Versioned route: the 0.3 and hybrid cards to serve, prepared beforehand (signed:
+   * signCardVariants); default: derived from the 1.0 card, unsigned.
+   */
+  v03Variants?: V03CardVariants;
 }
 
 /** A route serving `card` (any JSON card shape: 1.0, or the 0.3 / hybrid forms of src/compat). */
@@ -63,15 +68,16 @@ function fnv1a64(text: string): string {
 /**
  * The well-known card for a server that also serves A2A 0.3 (src/compat/card03.ts): the 1.0 card
  * for `A2A-Version: 1.x` (signatures intact), the 0.3 card for `0.3`, and without the header a
- * hybrid (1.0 plus the 0.3 top-level fields) that clients of either version read. Each variant
- * has its own ETag; responses vary on A2A-Version.
+ * hybrid (1.0 plus the 0.3 top-level fields) that clients of either version read; the last two
+ * from `options.v03Variants` when given (signed ones). Each variant has its own ETag; responses
+ * vary on A2A-Version.
  */
 export function createVersionedCardRoute(card: AgentCard, options: CardRouteOptions = {}): (req: HttpRequest) => HttpResponse {
   const v03 = options.v03Bindings ? { bindings: options.v03Bindings } : {};
   const routes = {
     '1.0': createAgentCardRoute(card, options),
-    '0.3': createAgentCardRoute(agentCardForV03(card, v03), options),
-    hybrid: createAgentCardRoute(hybridAgentCard(card, v03), options),
+    '0.3': createAgentCardRoute(options.v03Variants?.['0.3'] ?? agentCardForV03(card, v03), options),
+    hybrid: createAgentCardRoute(options.v03Variants?.hybrid ?? hybridAgentCard(card, v03), options),
   };
   return (req) => {
     const res = routes[cardVariantFor(req)](req);

@@ -12,6 +12,7 @@ import { readCappedBytes } from '../net/cappedRead.js';
 import { PayloadTooLargeError } from '../protocol/errors.js';
 import { PROTOCOL_VERSION } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
+import type { V03CardVariants } from '../compat/card03.js';
 import { AGENT_CARD_PATH, createAgentCardRoute, createVersionedCardRoute, type CardRouteOptions } from './agentCardRoute.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './http/httpTypes.js';
 import { routeTable, type HttpRoute } from './http/extraRoutes.js';
@@ -70,6 +71,12 @@ export interface HttpBindingOptions {
    * one of their paths is refused here. `maxBodyBytes` caps their bodies too.
    */
   routes?: readonly HttpRoute[];
+  /**
+   * The well-known 0.3 and hybrid cards, prepared from the agent card beforehand — signed, by
+   * `signCardVariants` (src/compat/card03.ts) with the same bindings; serveAgent sets it when it
+   * signs the card. Default: derived from the agent card, unsigned (CardRouteOptions.v03Variants).
+   */
+  v03CardVariants?: V03CardVariants;
 }
 
 /** One agent: its card and executor (the classic form). */
@@ -166,7 +173,10 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
     ...(options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }),
     ...(options.v03CardBindings ? { v03Bindings: options.v03CardBindings } : {}),
   };
-  const cardRoute = options.compat03 === false ? createAgentCardRoute(agentCard, cardOptions) : createVersionedCardRoute(agentCard, cardOptions);
+  const cardRoute =
+    options.compat03 === false
+      ? createAgentCardRoute(agentCard, cardOptions)
+      : createVersionedCardRoute(agentCard, { ...cardOptions, ...(options.v03CardVariants ? { v03Variants: options.v03CardVariants } : {}) });
   const cards = router ? tenantCardRoutes(router, cardOptions) : new Map([[AGENT_CARD_PATH, cardRoute]]);
 
   const cors = corsPolicy(options.corsOrigins, apiKeyHeaders(agentCard));

@@ -10,6 +10,7 @@ import { serveAgent } from '../../src/node/serveAgent.js';
 import { GetTaskRequestSchema } from '../../src/gen/a2a_pb.js';
 import { jsonToBinary } from '../../src/bindings/grpc/codec.js';
 import type { AgentCard } from '../../src/protocol/types.js';
+import type { CardSigner } from '../../src/signing/cardSigner.js';
 import { demoAgent, demoCard } from '../../src/cli/agents/demo.js';
 import { rawCall, type RawOutcome } from '../grpc/wire.js';
 
@@ -22,9 +23,15 @@ interface EarlyCalls {
   grpc: Promise<RawOutcome>;
 }
 
-/** A card signer that, while the server is half-started, calls every binding, then takes its time. */
-function earlyCaller(into: { calls?: EarlyCalls }): (card: AgentCard) => Promise<AgentCard> {
-  return async (card) => {
+/**
+ * A card signer that, while the server is half-started, calls every binding, then takes its time.
+ * It is called with each card served (the 1.0 card first, then the 0.3 and hybrid ones): the
+ * first call makes the calls, the others return the card.
+ */
+function earlyCaller(into: { calls?: EarlyCalls }): CardSigner {
+  return async (served) => {
+    if (into.calls) return served;
+    const card = served as unknown as AgentCard;
     const http = new URL(card.supportedInterfaces.find((i) => i.protocolBinding === 'JSONRPC')!.url);
     const grpcAddress = card.supportedInterfaces.find((i) => i.protocolBinding === 'GRPC')!.url;
     into.calls = {
@@ -38,7 +45,7 @@ function earlyCaller(into: { calls?: EarlyCalls }): (card: AgentCard) => Promise
     };
     // The calls reach the listeners while the handler is still being made.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    return card;
+    return served;
   };
 }
 

@@ -57,22 +57,6 @@ test('a2a serve --sign-key signs the card; a2a card --verify --jwks FILE verifie
   await createClient(urls.card, { cardCache: false });
 });
 
-test('SIGN-09: the hybrid card (no A2A-Version) and the 0.3 card carry no signatures of the 1.0 card, which cannot cover their 0.3 members', async (t) => {
-  const { proc, urls } = await startServe(['--sign-key', keys.privateKey]);
-  t.after(() => proc.kill());
-  const hybrid = (await (await fetch(urls.card)).json()) as AgentCard & { url?: string; additionalInterfaces?: unknown[] };
-  assert.ok(hybrid.url && hybrid.additionalInterfaces, 'the hybrid card has the 0.3 endpoints');
-  assert.equal(hybrid.signatures, undefined);
-  // (Were the 1.0 signature kept, it would still verify with the 0.3 endpoints pointed elsewhere:
-  // the 1.0 payload has no url or additionalInterfaces.)
-  const v03 = (await (await fetch(urls.card, { headers: { 'A2A-Version': '0.3' } })).json()) as { url?: string; signatures?: unknown };
-  assert.ok(v03.url);
-  assert.equal(v03.signatures, undefined);
-  // The CLI and the client fetch with A2A-Version: 1.0 and verify the signed 1.0 card.
-  const cli = await runToExit(['card', urls.card, '--require-signature', '--jwks', keys.jwks]);
-  assert.equal(cli.code, 0, cli.stdout + cli.stderr);
-});
-
 test('--sign-jku on another host: followed only with --allow-jku (the CLI fetch goes through the SSRF guard)', async (t) => {
   const jwksHost = createServer((_req, res) => res.end(JSON.stringify(jwks)));
   await new Promise<void>((resolve) => jwksHost.listen(0, '127.0.0.1', resolve));

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { CardVerificationError, resolveCard } from '../../src/client/index.js';
 import type { FetchLike } from '../../src/client/transport.js';
 import { agentCardToV03 } from '../../src/compat/card.js';
-import { hybridAgentCard } from '../../src/compat/card03.js';
+import { hybridAgentCard, signCardVariants } from '../../src/compat/card03.js';
 import { canonicalCard, cardSigningPayload } from '../../src/signing/cardPayload.js';
 import { CardSignatureError, base64UrlEncode, verifyAgentCard, type Jwk } from '../../src/signing/cardSignature.js';
 import { signAgentCard } from '../../src/signing/cardSigner.js';
@@ -143,6 +143,19 @@ test('SIGN-09: signAgentCard signs a hybrid card (1.0 card + 0.3 members) twice:
   assert.deepEqual(await verifyAgentCard(signed, { jwks, requireSignature: true }), { verified: true, kid: KID, alg: 'ES256' });
   // Rotation: append adds two more (one per form) and keeps the existing ones.
   assert.equal((await signAgentCard(signed, { key: privateKey, kid: KID, append: true })).signatures.length, 4);
+});
+
+test('SIGN-09: signCardVariants signs the 0.3 card over its 0.3 form and the hybrid card over both forms, not with the 1.0 card\'s signatures', async () => {
+  const card = await signAgentCard(realisticCard(), { key: privateKey, kid: KID });
+  const variants = await signCardVariants(card, (c) => signAgentCard(c, { key: privateKey, kid: KID }));
+  const { signatures: v03Signatures, ...v03 } = variants['0.3'];
+  assert.equal(v03Signatures?.length, 1);
+  assert.ok(signs(v03Signatures?.[0], canonicalize(v03)));
+  assert.deepEqual(await verifyAgentCard(variants['0.3'] as unknown as Record<string, unknown>, { jwks, requireSignature: true }), { verified: true, kid: KID, alg: 'ES256' });
+  const { signatures: hybridSignatures, ...hybrid } = variants.hybrid;
+  assert.equal(hybridSignatures?.length, 2);
+  assert.ok(signs(hybridSignatures?.[1], canonicalize(hybrid)));
+  assert.ok(!hybridSignatures?.some((s) => card.signatures.some((c) => c.signature === s.signature)), 'fresh signatures');
 });
 
 test('SIGN-09: sign → verify a 0.3 card; changing its endpoints or security fails', async () => {
