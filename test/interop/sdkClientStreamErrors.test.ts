@@ -4,7 +4,8 @@
  *
  * The server's documented mid-stream failure is the slow-consumer cut-off (R10: more than
  * `maxStreamBuffer` events pending → InternalError "Stream consumer too slow"). It is induced
- * deterministically with a bus that delivers a task's events in one burst.
+ * deterministically with a bus that delivers a task's events in one burst, of events large enough
+ * that the socket cannot take them all at once.
  *
  * How the SDK reads mid-stream errors (dist/client/index.js):
  *  - JSON-RPC (JsonRpcTransport._processSseEventData): any `data:` frame whose envelope has
@@ -20,7 +21,8 @@ import * as sdkErrors from '@a2a-js/sdk/errors';
 import { createA2AHandler, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH, type A2AHandler } from '../../src/server/createA2AHandler.js';
 import { withInterfaces } from '../../src/server/agentDefinition.js';
 import { serve, type RunningServer } from '../../src/node/serve.js';
-import { createDemoAgent, demoCard } from '../../src/cli/agents/demo.js';
+import { demoCard } from '../../src/cli/agents/demo.js';
+import type { AgentExecutor } from '../../src/server/agentExecutor.js';
 import { LocalEventBus, type EventBus, type EventListener } from '../../src/server/eventBus.js';
 import type { StoredEvent } from '../../src/server/stores/taskStore.js';
 import { kinds, userMessage, type Binding } from './support.js';
@@ -53,6 +55,20 @@ class BurstBus implements EventBus {
   }
 }
 
+/**
+ * Twelve 256 KiB artifact chunks: delivered in one burst, the first fills the socket's buffer,
+ * so the rest wait for the reader — more than `maxStreamBuffer` of them (a burst a reader has
+ * room for is delivered, not counted against it).
+ */
+const bigChunks: AgentExecutor = {
+  async execute(_ctx, task) {
+    await task.startWork();
+    const chunk = 'x'.repeat(256 * 1024);
+    for (let i = 0; i < 12; i++) await task.addArtifact([{ text: chunk }], { artifactId: 'big', append: i > 0, lastChunk: i === 11 });
+    await task.complete();
+  },
+};
+
 describe('mid-stream errors reach the @a2a-js/sdk client', () => {
   let server: RunningServer;
   const ref: { handler?: A2AHandler } = {};
@@ -60,7 +76,7 @@ describe('mid-stream errors reach the @a2a-js/sdk client', () => {
   before(async () => {
     server = await serve({ handle: (req) => (ref.handler as A2AHandler).handle(req) }, { port: 0, shutdownTimeoutMs: 2_000 });
     const card = withInterfaces(demoCard(), { httpBaseUrl: server.url, jsonRpcPath: DEFAULT_JSONRPC_PATH, restPath: DEFAULT_REST_PATH });
-    ref.handler = createA2AHandler({ agentCard: card, executor: createDemoAgent({ streamDelayMs: 0 }), bus: new BurstBus(30), maxStreamBuffer: 2, push: TEST_PUSH });
+    ref.handler = createA2AHandler({ agentCard: card, executor: bigChunks, bus: new BurstBus(30), maxStreamBuffer: 2, push: TEST_PUSH });
   });
   after(async () => {
     await server.close();
