@@ -153,6 +153,25 @@ test('a2a serve --retention-days 30 purges an old finished task right after it s
   }
 });
 
+test('a2a serve --store memory --retention-days: finished tasks leave GetTask and ListTasks after the cutoff (was ignored: unbounded memory)', { timeout: 60_000 }, async () => {
+  // 0.000001 days = 86 ms: the tasks made right after start are past it at the first purge (~1 s in).
+  const s = await serveOn('memory', { args: ['--retention-days', '0.000001'] });
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(((await s.rpc('SendMessage', message(`hello ${i}`))) as { task: Task }).task.id);
+    const deadline = Date.now() + 10_000;
+    let listed: Task[] = [{} as Task];
+    while (listed.length > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      listed = ((await s.rpc('ListTasks', {})) as { tasks: Task[] }).tasks;
+    }
+    assert.deepEqual(listed, [], 'ListTasks no longer returns the finished tasks');
+    for (const id of ids) assert.equal(await s.rpc('GetTask', { id }), undefined, `GetTask ${id}`);
+  } finally {
+    await s.kill('SIGTERM');
+  }
+});
+
 test('a2a serve refuses a corrupt SQLite file at start: one line, exit 2 (instead of -32603 to every request)', { timeout: 60_000 }, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'a2a-cli-corrupt-'));
   const path = join(dir, 'tasks.db');

@@ -2,14 +2,14 @@
  * The context half of the store contract (TENANT-06 / CTX-04), run by every store through
  * runStoreContract: claimContext answers whose a context is — its recorded owner, else its
  * oldest task's, else the first claimant's — atomically (racing claims of one new context agree
- * on one owner), per tenant; on the SQL stores retention keeps a purged context its owner's and
+ * on one owner), per tenant; retention keeps a purged context its owner's and
  * forgets it only once it has had no task for a retention period.
  */
 import { describe, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TaskStore } from '../../src/server/stores/taskStore.js';
-import type { ContractOptions, PurgeableStore, StoreUnderTest } from './contract.js';
-import { freshStoreTest, makeTask, ts } from './contract.js';
+import type { ContractOptions, StoreUnderTest } from './contract.js';
+import { freshStoreTest, makeTask, purgeable, ts } from './contract.js';
 
 export function runContextContract(name: string, makeStore: () => Promise<StoreUnderTest>, options: ContractOptions = {}): void {
   const onStore = freshStoreTest(makeStore);
@@ -65,12 +65,8 @@ export function runContextContract(name: string, makeStore: () => Promise<StoreU
       }
     });
 
-    contextTest('TENANT-06 retention: a purged context stays its owner\'s; one with no task left is forgotten a retention period later', async (raw, _s, t) => {
-      if (!('purgeTerminal' in raw)) {
-        t.skip(`${name} has no retention`);
-        return;
-      }
-      const store = raw as PurgeableStore;
+    contextTest('TENANT-06 retention: a purged context stays its owner\'s; one with no task left is forgotten a retention period later', async (raw) => {
+      const store = purgeable(raw);
       await store.create('', makeTask('done', { contextId: 'kept', state: 'TASK_STATE_COMPLETED', at: 1 }), { owner: 'alice' });
       await store.create('', makeTask('later', { contextId: 'kept', state: 'TASK_STATE_COMPLETED', at: 2 }), { owner: 'alice' });
       await store.create('', makeTask('live', { contextId: 'busy', state: 'TASK_STATE_WORKING', at: 1 }), { owner: 'bob' });

@@ -572,6 +572,10 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
         await other.close?.();
       }
     });
+
+    storeTest('retention: purgeTerminal deletes old terminal tasks with their events and message ids; others stay', async ({ store }) => {
+      await purgeScenario(purgeable(store));
+    });
   });
 
   runPushContract(name, makeStore, options);
@@ -580,8 +584,11 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
   runContextContract(name, makeStore, options);
 }
 
-/** Retention on a SQL store: old terminal tasks go with their events and message ids; others stay. */
-export async function purgeScenario(store: PurgeableStore, countEvents: () => Promise<number>): Promise<void> {
+/**
+ * Retention: old terminal tasks go with their events and message ids; others stay. `countEvents`
+ * counts every event the store holds (default: those of the tasks it lists).
+ */
+export async function purgeScenario(store: PurgeableStore, countEvents = () => listedEvents(store, ['', 't2'])): Promise<void> {
   await store.create('', makeTask('old-done', { state: 'TASK_STATE_COMPLETED', at: 1 }), { claim: { messageId: 'old-m', fingerprint: 'f' } });
   await store.create('t2', makeTask('old-failed', { state: 'TASK_STATE_FAILED', at: 2 }));
   await store.create('', makeTask('old-working', { state: 'TASK_STATE_WORKING', at: 1 }));
@@ -601,3 +608,17 @@ export async function purgeScenario(store: PurgeableStore, countEvents: () => Pr
 }
 
 export type PurgeableStore = TaskStore & { purgeTerminal(options: { before: string | Date; batchSize?: number }): Promise<number> };
+
+/** The store's retention purge: every store of the contract has one (memory, SQLite, PostgreSQL). */
+export function purgeable(store: TaskStore): PurgeableStore {
+  assert.equal(typeof (store as Partial<PurgeableStore>).purgeTerminal, 'function', 'the store has a retention purge (purgeTerminal)');
+  return store as PurgeableStore;
+}
+
+async function listedEvents(store: TaskStore, tenants: string[]): Promise<number> {
+  let n = 0;
+  for (const tenant of tenants) {
+    for (const r of (await store.list({ tenant, pageSize: 1000 })).records) n += (await store.events(tenant, r.task.id, 0)).length;
+  }
+  return n;
+}

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import type { TaskState } from '../../src/protocol/types.js';
 import { LeaseLostError, isLeaseStore, type Lease, type LeaseStore } from '../../src/server/stores/leaseStore.js';
 import type { TaskStore } from '../../src/server/stores/taskStore.js';
-import type { ContractOptions, PurgeableStore, StoreUnderTest } from './contract.js';
-import { freshStoreTest, makeTask, ts } from './contract.js';
+import type { ContractOptions, StoreUnderTest } from './contract.js';
+import { freshStoreTest, makeTask, purgeable, ts } from './contract.js';
 
 type Store = TaskStore & LeaseStore;
 
@@ -276,18 +276,13 @@ export function runLeaseContract(name: string, makeStore: () => Promise<StoreUnd
       await assert.rejects(store.expiredLeases(1.5), RangeError);
     });
 
-    leaseTest('retention purge removes the purged tasks’ leases, and only theirs', async (store, _s, t) => {
-      const purgeable = store as Store & Partial<PurgeableStore>;
-      if (!purgeable.purgeTerminal) {
-        t.skip(`${name} has no retention purge`);
-        return;
-      }
+    leaseTest('retention purge removes the purged tasks’ leases, and only theirs', async (store) => {
       await store.create('', makeTask('done', { state: 'TASK_STATE_COMPLETED', at: 1 }));
       await store.create('', makeTask('live', { state: 'TASK_STATE_WORKING', at: 1 }));
       await store.acquireLease({ tenant: '', taskId: 'done', owner: 'A', ttlMs: LONG });
       await store.acquireLease({ tenant: '', taskId: 'live', owner: 'A', ttlMs: LONG });
       await store.acquireLease({ tenant: '', taskId: 'unborn', owner: 'A', ttlMs: LONG });
-      assert.equal(await purgeable.purgeTerminal({ before: ts(50) }), 1);
+      assert.equal(await purgeable(store).purgeTerminal({ before: ts(50) }), 1);
       assert.equal(await store.acquireLease({ tenant: '', taskId: 'done', owner: 'B', ttlMs: LONG }), true, 'the purged task’s lease is gone');
       assert.equal(await store.acquireLease({ tenant: '', taskId: 'live', owner: 'B', ttlMs: LONG }), false);
       assert.equal(await store.acquireLease({ tenant: '', taskId: 'unborn', owner: 'B', ttlMs: LONG }), false);

@@ -37,7 +37,10 @@ test('openStore: memory and sqlite (file and directories created, migrations on 
   const mem = await openStore('memory');
   assert.ok(mem.store instanceof MemoryTaskStore);
   assert.deepEqual(await mem.recover(), { recovered: [] });
-  assert.equal(mem.purge, undefined);
+  // Retention works on the memory store too (--retention-days with --store memory).
+  await mem.store.create('', makeTask('done', { state: 'TASK_STATE_COMPLETED' }));
+  assert.equal(await mem.purge?.(new Date('2100-01-01')), 1);
+  assert.equal(await mem.store.get('', 'done'), undefined);
   await mem.close();
 
   const dir = await mkdtemp(join(tmpdir(), 'a2a-open-'));

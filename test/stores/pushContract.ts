@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import type { StreamResponse, Task } from '../../src/protocol/types.js';
 import { PushConfigLimitError, isPushStore, type DeliveryKey, type PushDelivery, type PushStore, type StoredPushConfig } from '../../src/server/stores/pushStore.js';
 import type { TaskStore } from '../../src/server/stores/taskStore.js';
-import type { ContractOptions, PurgeableStore, StoreUnderTest } from './contract.js';
-import { freshStoreTest, makeTask, ts } from './contract.js';
+import type { ContractOptions, StoreUnderTest } from './contract.js';
+import { freshStoreTest, makeTask, purgeable, ts } from './contract.js';
 
 type Store = TaskStore & PushStore;
 
@@ -411,12 +411,7 @@ export function runPushContract(name: string, makeStore: () => Promise<StoreUnde
       assert.deepEqual(keys(await store.claimDeliveries({ now: new Date(T + 1), limit: 10, lockMs: 1000 })), ['b/t/c#1']);
     });
 
-    pushTest('retention purge removes the purged tasks’ configs, pending deliveries and dead letters', async (store, _s, t) => {
-      const purgeable = store as Store & Partial<PurgeableStore>;
-      if (!purgeable.purgeTerminal) {
-        t.skip(`${name} has no retention purge`);
-        return;
-      }
+    pushTest('retention purge removes the purged tasks’ configs, pending deliveries and dead letters', async (store) => {
       const done = makeTask('done', { state: 'TASK_STATE_COMPLETED', at: 1 });
       await store.create('', done, { pushConfig: config('done', 'c') });
       await appendArtifacts(store, { tenant: '', task: done }, ['e2', 'e3']);
@@ -424,7 +419,7 @@ export function runPushContract(name: string, makeStore: () => Promise<StoreUnde
       assert.ok(d1);
       await store.deadLetterDelivery(d1, { error: 'dead' });
       await store.create('', makeTask('live', { state: 'TASK_STATE_WORKING', at: 1 }), { pushConfig: config('live', 'c') });
-      assert.equal(await purgeable.purgeTerminal({ before: ts(50) }), 1);
+      assert.equal(await purgeable(store).purgeTerminal({ before: ts(50) }), 1);
       assert.equal(await store.getPushConfig('', 'done', 'c'), undefined);
       assert.deepEqual(await store.listPushConfigs('', 'done', { pageSize: 10 }), { configs: [], hasMore: false });
       assert.deepEqual(await store.listDeadLetters(''), []);

@@ -49,7 +49,8 @@ Options:
                        "mtls": {"ca": "clients-ca.pem"}}     (see docs/security.md)
   --store SPEC        where tasks live: sqlite (default: ./.a2a/tasks.db), sqlite:PATH,
                       memory, or postgres://user:pass@host:5432/db[?schema=a2a]
-  --retention-days N  delete finished tasks N days after their last change (default: keep all)
+  --retention-days N  delete finished tasks N days after their last change, on any --store
+                      (default: keep all; the memory store then grows with every task)
   --recover-interrupted
                       PostgreSQL: on start, mark SUBMITTED/WORKING tasks FAILED (only when this
                       is the only instance; SQLite always does this: one a2a serve per file)

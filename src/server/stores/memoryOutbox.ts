@@ -65,6 +65,20 @@ export class MemoryOutbox {
     return true;
   }
 
+  /** Retention: a purged task's configs and their pending deliveries. */
+  forgetTask(tenant: string, taskId: string): void {
+    const k = key(tenant, taskId);
+    for (const configId of this.configs.get(k)?.keys() ?? []) this.queues.delete(queueKey({ tenant, taskId, configId }));
+    this.configs.delete(k);
+  }
+
+  /** Retention: drops the dead letters `purged` picks. */
+  forgetDeadLetters(purged: (d: DeadLetter) => boolean): void {
+    let kept = 0;
+    for (const d of this.dead) if (!purged(d)) this.dead[kept++] = d;
+    this.dead.length = kept;
+  }
+
   /** R11: one pending delivery per (event, config of the task). */
   enqueue(write: { tenant: string; taskId: string; events: StoredEvent[] }): void {
     const forTask = this.configs.get(key(write.tenant, write.taskId));

@@ -6,6 +6,7 @@ import type { StreamResponse, Task } from '../../protocol/types.js';
 import { isTerminalState } from '../../protocol/taskStates.js';
 import { taskKey as key } from '../taskKey.js';
 import { MemoryOutbox } from './memoryOutbox.js';
+import { purgeMemory, type ContextOwner } from './memoryRetention.js';
 import { leaseFenceError, type AcquireLease, type Lease, type LeaseKey, type LeaseStore } from './leaseStore.js';
 import type {
   ClaimOptions,
@@ -27,6 +28,7 @@ import {
   type AppendInput,
   type ListQuery,
   type ListResult,
+  type PurgeOptions,
   type StoredEvent,
   type TaskRecord,
   type TaskStore,
@@ -58,8 +60,8 @@ interface MemoryLease {
 export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
   private readonly entries = new Map<string, Entry>();
   private readonly messages = new Map<string, ClaimedMessage>();
-  /** TENANT-06: context key → its owner, as claimed (claimContext); nothing on the write path sets it. */
-  private readonly contexts = new Map<string, string>();
+  /** TENANT-06: context key → its owner, as claimed (claimContext) or kept by retention; nothing on the write path sets it. */
+  private readonly contexts = new Map<string, ContextOwner>();
   private readonly push = new MemoryOutbox();
   /** Task key → lease; empty unless the server runs with leases (nothing on the write path reads it). */
   private readonly leases = new Map<string, MemoryLease>();
@@ -248,7 +250,7 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
   async claimContext(tenant: string, contextId: string, owner: string): Promise<string> {
     const k = key(tenant, contextId);
     const held = this.contexts.get(k);
-    if (held !== undefined) return held;
+    if (held !== undefined) return held.owner;
     // Entries are kept in creation order: the first task of the context found is its oldest.
     let holder = owner;
     for (const { record } of this.entries.values()) {
@@ -257,8 +259,18 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
         break;
       }
     }
-    this.contexts.set(k, holder);
+    this.contexts.set(k, { owner: holder, at: Date.now() });
     return holder;
+  }
+
+  /**
+   * Retention, as on the SQL stores: deletes terminal tasks whose status timestamp is before
+   * `before`, with everything kept for them; contexts outlive their tasks by a retention period
+   * (memoryRetention.ts). Returns the number of tasks deleted.
+   */
+  async purgeTerminal(options: PurgeOptions): Promise<number> {
+    const { entries, messages, contexts, push, leases } = this;
+    return purgeMemory({ entries, messages, contexts, push, leases }, options);
   }
 
   async list(query: ListQuery): Promise<ListResult> {
@@ -311,7 +323,7 @@ function compareRecords(a: TaskRecord, b: TaskRecord): number {
 /** A recorded message id; its fingerprint is computed only when the id is looked up again (R4). */
 class ClaimedMessage {
   constructor(
-    private readonly taskId: string,
+    readonly taskId: string,
     private readonly owner: string,
     private readonly claim: MessageClaim,
   ) {}

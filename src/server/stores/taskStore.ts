@@ -167,12 +167,20 @@ export interface TaskStore {
    * TENANT-06: whose the context is, claimed for `owner` if nobody holds it: the recorded owner;
    * else the owner of its oldest task, now recorded; else (a context id unknown to everyone)
    * `owner`, now recorded. Atomic: callers racing to claim one new context all get the one
-   * owner that was recorded. Retention (purgeTerminal of the SQL stores) records the context of
+   * owner that was recorded. Retention (purgeTerminal of the stores) records the context of
    * each task it deletes, and forgets a context only once it has no task left and was last
    * recorded before the cutoff (docs/storage.md).
    */
   claimContext(tenant: string, contextId: string, owner: string): Promise<string>;
   close?(): Promise<void>;
+}
+
+/** Retention (`purgeTerminal` of the memory, SQLite and PostgreSQL stores; docs/storage.md). */
+export interface PurgeOptions {
+  /** Terminal tasks whose status timestamp is before this instant are deleted with their events. */
+  before: string | Date;
+  /** Most tasks deleted per transaction (memory store: per turn of the event loop); default 500. */
+  batchSize?: number;
 }
 
 /** The status timestamp used for ordering; tasks always get one on every transition (C7). */

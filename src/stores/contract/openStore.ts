@@ -28,7 +28,10 @@ export interface OpenedStore {
    * themselves, since other instances may be running those tasks (see docs/storage.md).
    */
   recover(options?: RecoverOptions): Promise<{ recovered: RecoveredTask[]; skipped?: string }>;
-  /** Retention: deletes terminal tasks older than `before`; undefined for the memory store. */
+  /**
+   * Retention: deletes terminal tasks older than `before`. Every store openStore opens has it
+   * (the memory store too); optional for OpenedStore values built by hand.
+   */
   purge?: (before: Date) => Promise<number>;
   /**
    * PostgreSQL: a bus that wakes this instance's streams when another instance writes to a task
@@ -99,7 +102,7 @@ export async function openStore(spec: StoreSpec | string, options: OpenStoreOpti
   const label = describeStore(s);
   if (s.kind === 'memory') {
     const store = new MemoryTaskStore();
-    return { store, spec: s, label, recover: async () => ({ recovered: [] }), close: async () => {} };
+    return { store, spec: s, label, recover: async () => ({ recovered: [] }), purge: (before) => store.purgeTerminal({ before }), close: async () => {} };
   }
   if (s.kind === 'sqlite') {
     const { SqliteTaskStore } = await optional('better-sqlite3', () => import('../sqlite/sqliteStore.js'));

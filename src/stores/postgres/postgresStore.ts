@@ -22,7 +22,9 @@ import {
   type StoredEvent,
   type TaskRecord,
   type CreateOptions,
+  type PurgeOptions,
 } from '../../server/stores/taskStore.js';
+export type { PurgeOptions } from '../../server/stores/taskStore.js';
 import { configJson, type DeliveryRow } from '../contract/pushSql.js';
 import { SqlOutbox } from '../contract/sqlOutbox.js';
 import { SqlStoreBase } from '../contract/sqlStoreBase.js';
@@ -49,13 +51,6 @@ export interface PostgresStoreOptions {
   migrate?: boolean;
   /** Errors of idle pooled connections (the database restarted, say); default: ignored. */
   onError?: (error: unknown) => void;
-}
-
-export interface PurgeOptions {
-  /** Terminal tasks whose status timestamp is before this instant are deleted with their events. */
-  before: string | Date;
-  /** Most tasks deleted per statement (default 500). */
-  batchSize?: number;
 }
 
 export class PostgresTaskStore extends SqlStoreBase implements TaskStore, ActiveTaskSource {

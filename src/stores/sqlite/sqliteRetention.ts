@@ -5,13 +5,7 @@
 import type { Database as Db } from 'better-sqlite3';
 import { SQLITE_CONTEXT_DIALECT, contextStatements } from '../contract/contextSql.js';
 import { TERMINAL_STATES, canonicalTime } from '../contract/sqlShared.js';
-
-export interface PurgeOptions {
-  /** Terminal tasks whose status timestamp is before this instant are deleted with their events. */
-  before: string | Date;
-  /** Most tasks deleted per transaction (default 500), so writers are not blocked for long. */
-  batchSize?: number;
-}
+import type { PurgeOptions } from '../../server/stores/taskStore.js';
 
 /**
  * Retention: deletes terminal tasks whose status timestamp is older than `before`, with their

@@ -39,8 +39,9 @@ import { liveServers, registerInstance, unregisterInstance, type InstanceRow } f
 import { sqliteLeaseHolder, sqliteLeases } from './sqliteLeases.js';
 import { leaseFenceError } from '../../server/stores/leaseStore.js';
 import { preparePushStatements, sqliteOutbox, type PushStatements } from './sqliteOutbox.js';
-import { purgeTerminal, type PurgeOptions } from './sqliteRetention.js';
-export type { PurgeOptions } from './sqliteRetention.js';
+import { purgeTerminal } from './sqliteRetention.js';
+import type { PurgeOptions } from '../../server/stores/taskStore.js';
+export type { PurgeOptions } from '../../server/stores/taskStore.js';
 import { prepareTaskStatements, type ContextKey, type TaskRow, type TaskStatements } from './sqliteStatements.js';
 export { ENQUEUE_SQL } from './sqliteStatements.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion, type MigrationResult } from './migrations.js';
