@@ -15,6 +15,7 @@
  */
 import { A2AError } from '../protocol/errors.js';
 import { ERROR_TABLE } from '../protocol/errorTable.js';
+import { LruMap } from '../net/lruMap.js';
 
 export interface RateLimiterOptions {
   /** Sustained rate: tokens added per second (> 0). */
@@ -22,8 +23,9 @@ export interface RateLimiterOptions {
   /** Bucket size: how many requests may come at once after a quiet period (≥ 1). */
   burst: number;
   /**
-   * Most keys tracked (default 10,000). Beyond it, idle (full) buckets are dropped first, which
-   * changes nothing; then the least recently used, which forgives that key its debt.
+   * Most keys tracked (default 10,000). Idle (full) buckets are dropped, which changes nothing:
+   * the oldest as new keys come, all of them when the cap is reached; then the least recently
+   * used, which forgives that key its debt (LruMap).
    */
   maxKeys?: number;
   /** Milliseconds clock (default Date.now); tests pass a fake one. */
@@ -39,10 +41,9 @@ interface Bucket {
 
 /** A token bucket per key: `burst` tokens, refilled at `ratePerSecond`; each request takes some. */
 export class RateLimiter {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets: LruMap<string, Bucket>;
   private readonly rate: number;
   private readonly burst: number;
-  private readonly maxKeys: number;
   private readonly now: () => number;
 
   constructor(options: RateLimiterOptions) {
@@ -52,8 +53,8 @@ export class RateLimiter {
     if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new RangeError('maxKeys must be a positive integer');
     this.rate = options.ratePerSecond / 1000;
     this.burst = options.burst;
-    this.maxKeys = maxKeys;
     this.now = options.now ?? Date.now;
+    this.buckets = new LruMap(maxKeys, (b) => b.tokens + Math.max(0, this.now() - b.at) * this.rate >= this.burst);
   }
 
   /**
@@ -65,7 +66,6 @@ export class RateLimiter {
     const now = this.now();
     const bucket = this.refilled(key, now);
     // Most recently used last, so eviction finds the coldest keys first.
-    this.buckets.delete(key);
     this.buckets.set(key, bucket);
     if (bucket.tokens >= cost) {
       bucket.tokens -= cost;
@@ -95,27 +95,12 @@ export class RateLimiter {
 
   private refilled(key: string, now: number): Bucket {
     const b = this.buckets.get(key);
-    if (!b) {
-      this.evict();
-      return { tokens: this.burst, at: now };
-    }
+    if (!b) return { tokens: this.burst, at: now };
     // A clock that goes backwards refills nothing (and does not un-refill).
     const elapsed = Math.max(0, now - b.at);
     b.tokens = Math.min(this.burst, b.tokens + elapsed * this.rate);
     b.at = Math.max(b.at, now);
     return b;
-  }
-
-  private evict(): void {
-    if (this.buckets.size < this.maxKeys) return;
-    const now = this.now();
-    for (const [k, b] of this.buckets) {
-      if (b.tokens + Math.max(0, now - b.at) * this.rate >= this.burst) this.buckets.delete(k);
-    }
-    while (this.buckets.size >= this.maxKeys) {
-      const oldest = this.buckets.keys().next().value as string;
-      this.buckets.delete(oldest);
-    }
   }
 }
 
