@@ -9,6 +9,7 @@
  * with `verifyCardSignatures: 'require'`.
  */
 import { readCappedResponse } from '../net/cappedRead.js';
+import { LruMap } from '../net/lruMap.js';
 import { isV03CardShape } from '../protocol/cardShape.js';
 import { A2AError } from '../protocol/errors.js';
 import { PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/serviceParams.js';
@@ -30,12 +31,30 @@ interface CacheEntry {
   card: AgentCard;
   etag?: string;
   lastModified?: string;
-  /** Fresh until this time (ms since epoch); revalidated after. */
+  /** Fresh until this time (ms since epoch; at most the time of the last fetch or revalidation); revalidated after. */
   freshUntil: number;
 }
 
+export interface CardCacheOptions {
+  /** Most cards kept (default 1,000); the least recently used goes first. */
+  maxEntries?: number;
+  /**
+   * A card stale (past its freshness, kept for revalidation with its ETag) for longer than this
+   * goes before any other when the cache is full, or when it is the oldest (default 1 day).
+   */
+  maxStaleMs?: number;
+}
+
+/** Cards by URL, bounded: a client resolving caller-chosen agent URLs does not grow without end. */
 export class CardCache {
-  private readonly entries = new Map<string, CacheEntry>();
+  private readonly entries: LruMap<string, CacheEntry>;
+  constructor(options: CardCacheOptions = {}) {
+    const maxStale = options.maxStaleMs ?? 86_400_000;
+    this.entries = new LruMap(options.maxEntries ?? 1000, (e) => Date.now() - e.freshUntil > maxStale);
+  }
+  get size(): number {
+    return this.entries.size;
+  }
   get(url: string): CacheEntry | undefined {
     return this.entries.get(url);
   }
@@ -84,12 +103,11 @@ export function checkCard(value: unknown, source = 'The agent card'): AgentCard 
 function freshUntil(headers: Headers): number | undefined {
   const cc = (headers.get('cache-control') ?? '').toLowerCase();
   if (/(^|,)\s*no-store\b/.test(cc)) return undefined;
-  if (/(^|,)\s*no-cache\b/.test(cc)) return 0;
-  const maxAge = /(?:^|,)\s*max-age\s*=\s*"?(\d+)/.exec(cc);
-  // CACHE-05: without a lifetime the card is revalidated on every use (cheap with an ETag).
-  if (!maxAge) return 0;
+  const maxAge = /(^|,)\s*no-cache\b/.test(cc) ? null : /(?:^|,)\s*max-age\s*=\s*"?(\d+)/.exec(cc);
+  // CACHE-05: without a lifetime the card is revalidated on every use (cheap with an ETag): it is
+  // stale from now on (not from 1970, so that how long it has been stale means something).
   const age = Number(headers.get('age') ?? 0) || 0;
-  return Date.now() + (Number(maxAge[1]) - age) * 1000;
+  return Date.now() + (maxAge ? Math.max(0, Number(maxAge[1]) - age) * 1000 : 0);
 }
 
 /**

@@ -8,7 +8,7 @@ export type { CallOptions, ClientOptions, SendOptions } from './client.js';
 export { A2AClientError, CardVerificationError, responseInfo } from './errors.js';
 export type { A2AClientErrorCode, ResponseInfo } from './errors.js';
 export { resolveCard, cardUrlFor, rawCardOf, readV03Card, CardCache, defaultCardCache, WELL_KNOWN_CARD_PATH } from './cardResolver.js';
-export type { ResolveCardOptions, CardSignatureMode, CardVerificationOptions } from './cardResolver.js';
+export type { ResolveCardOptions, CardCacheOptions, CardSignatureMode, CardVerificationOptions } from './cardResolver.js';
 export { selectInterface, SUPPORTED_VERSIONS, V03_VERSION } from './transport.js';
 export type { InterfacePreferences, Transport, TransportCall, TransportContext, TransportFactory, StreamItem, FetchLike } from './transport.js';
 export { jsonRpcTransport } from './jsonrpcTransport.js';

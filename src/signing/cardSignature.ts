@@ -16,6 +16,7 @@
  */
 import type { AgentCard } from '../protocol/types.js';
 import { fetchCappedJson } from '../net/cappedBody.js';
+import { LruMap } from '../net/lruMap.js';
 import { verificationPayloads } from './cardPayload.js';
 
 export const DEFAULT_ALLOWED_ALGS: readonly string[] = ['ES256', 'ES384', 'ES512', 'RS256', 'PS256', 'EdDSA'];
@@ -84,10 +85,22 @@ export interface Jwks {
 /** Fetches a JWKS document and returns its parsed JSON. */
 export type JwksFetcher = (url: string, init: { signal?: AbortSignal }) => Promise<unknown>;
 
-/** Fetched JWKS by URL, each kept for `ttlMs`. Share one to share fetches. */
+/**
+ * Fetched JWKS by URL, each kept for `ttlMs`. Share one to share fetches. At most `maxEntries`
+ * URLs (default 1,000): expired ones go first, then the least recently used, so verifying the
+ * cards of caller-chosen agents stays bounded.
+ */
 export class JwksCache {
-  private readonly entries = new Map<string, { jwks: Jwks; until: number }>();
-  constructor(readonly ttlMs: number = DEFAULT_JWKS_TTL_MS) {}
+  private readonly entries: LruMap<string, { jwks: Jwks; until: number }>;
+  constructor(
+    readonly ttlMs: number = DEFAULT_JWKS_TTL_MS,
+    maxEntries = 1000,
+  ) {
+    this.entries = new LruMap(maxEntries, (e) => Date.now() >= e.until);
+  }
+  get size(): number {
+    return this.entries.size;
+  }
   get(url: string): Jwks | undefined {
     const entry = this.entries.get(url);
     if (entry && Date.now() < entry.until) return entry.jwks;

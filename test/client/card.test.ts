@@ -192,3 +192,58 @@ describe('R16 CARD-02 the card is read with a size limit, and aborts are reporte
   });
 });
 
+
+describe('CACHE-04 the card cache is bounded: a client resolving caller-chosen agent URLs does not grow without end', () => {
+  const card = { name: 'a', capabilities: {}, supportedInterfaces: [{ url: 'https://a.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
+  /** Serves `card` with an ETag and `cacheControl(url)`; 304 to a revalidation. Records [card URL, If-None-Match]. */
+  function agents(cacheControl: (url: string) => string = () => 'max-age=300') {
+    const fetched: Array<[string, string | null]> = [];
+    const fetch = async (input: string, init: RequestInit) => {
+      const etag = new Headers(init.headers).get('if-none-match');
+      fetched.push([new URL(input).host, etag]);
+      const headers = { etag: '"v1"', 'cache-control': cacheControl(input) };
+      return etag ? new Response(null, { status: 304, headers }) : new Response(JSON.stringify(card), { headers });
+    };
+    const resolve = (cache: CardCache, ...hosts: string[]) => Promise.all(hosts.map((h) => resolveCard(`https://${h}`, { fetch, cache })));
+    return { fetched, resolve };
+  }
+
+  test('maxEntries: resolving N+1 distinct agents evicts the least recently used; one used since stays cached', async () => {
+    const { fetched, resolve } = agents();
+    const cache = new CardCache({ maxEntries: 3 });
+    for (const host of ['a.example', 'b.example', 'c.example']) await resolve(cache, host);
+    await resolve(cache, 'a.example');
+    await resolve(cache, 'd.example');
+    assert.equal(cache.size, 3);
+    fetched.length = 0;
+    await resolve(cache, 'a.example', 'c.example', 'd.example');
+    assert.deepEqual(fetched, [], 'a (used since), c and d: still cached and fresh');
+    await resolve(cache, 'b.example');
+    assert.deepEqual(fetched, [['b.example', null]], 'b, the least recently used, was evicted: fetched anew');
+  });
+
+  test('the default: 1,000 cards, not one per URL ever resolved', async () => {
+    const { fetched, resolve } = agents();
+    const cache = new CardCache();
+    for (let i = 0; i <= 1000; i++) await resolve(cache, `a${i}.example`);
+    assert.equal(cache.size, 1000);
+    fetched.length = 0;
+    await resolve(cache, 'a1000.example', 'a0.example');
+    assert.deepEqual(fetched, [['a0.example', null]]);
+  });
+
+  test('maxStaleMs: a card stale for long goes before the least recently used when the cache is full', async (t) => {
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    const { fetched, resolve } = agents((url) => (url.includes('long') ? 'max-age=864000' : 'max-age=0'));
+    const cache = new CardCache({ maxEntries: 2, maxStaleMs: 86_400_000 });
+    await resolve(cache, 'long.example');
+    await resolve(cache, 'short.example');
+    t.mock.timers.tick(2 * 86_400_000);
+    // short.example has been stale (kept for revalidation) for two days: it goes, not long.example.
+    await resolve(cache, 'other.example');
+    fetched.length = 0;
+    await resolve(cache, 'long.example');
+    await resolve(cache, 'short.example');
+    assert.deepEqual(fetched, [['short.example', null]], 'long.example fresh from the cache; short.example fetched anew, no ETag left');
+  });
+});

@@ -205,3 +205,18 @@ test('E6: without configured keys a jku is followed only on the card\'s https or
   assert.ok(CardSignatureError.is(refused));
   assert.match(refused.message, /the jku https:\/\/b\.example\/jwks\.json is not trusted: not https on the card's origin https:\/\/a\.example nor in trustedJkus/);
 });
+
+test('SIGN-08 the JWKS cache is bounded: 1,000 URLs by default, the least recently used goes, one used since stays', () => {
+  const jwks: Jwks = { keys: [] };
+  const url = (i: number) => `https://k${i}.example/jwks.json`;
+  const cache = new JwksCache();
+  for (let i = 0; i < 1000; i++) cache.set(url(i), jwks);
+  assert.equal(cache.get(url(0)), jwks);
+  cache.set(url(1000), jwks);
+  assert.equal(cache.size, 1000);
+  assert.equal(cache.get(url(1)), undefined, 'the least recently used went');
+  assert.equal(cache.get(url(0)), jwks, 'used since: kept');
+  const small = new JwksCache(60_000, 2);
+  for (let i = 0; i < 50; i++) small.set(url(i), jwks);
+  assert.equal(small.size, 2);
+});
