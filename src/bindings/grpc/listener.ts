@@ -19,6 +19,15 @@ export interface ServeGrpcOptions extends GrpcServiceOptions {
   /** Most concurrent calls per HTTP/2 connection (default unlimited). */
   maxConcurrentStreams?: number;
   /**
+   * Ping every connection this often (default 30 s; 0 turns it off); one that does not answer
+   * within the same time (at most 20 s) is closed. Clients answer pings themselves, so long
+   * streams (SubscribeToTask) are not cut; connections whose client is gone are: Node stops
+   * reading a connection nghttp2 ended with GOAWAY (a client resetting streams faster than its
+   * rapid-reset limit), so it never sees the client close and would keep the socket forever.
+   * `serverOptions` `grpc.keepalive_time_ms` / `grpc.keepalive_timeout_ms` override it.
+   */
+  keepaliveMs?: number;
+  /**
    * PEM certificate chain and private key: serve TLS instead of plaintext h2c. With `ca`
    * (trusted client CAs, PEM) client certificates are requested (mutual TLS); calls without a
    * trusted one still arrive, and the card's requirements decide (UNAUTHENTICATED).
@@ -40,6 +49,9 @@ export interface ServeGrpcOptions extends GrpcServiceOptions {
   compat03?: boolean;
 }
 
+const KEEPALIVE_MS = 30_000;
+const KEEPALIVE_TIMEOUT_MS = 20_000;
+
 export interface RunningGrpcServer {
   /** `host:port`, the form a card's GRPC AgentInterface.url takes (GRPC-06). */
   readonly address: string;
@@ -55,6 +67,7 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
   const server = new Server({
     'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     ...(options.maxConcurrentStreams ? { 'grpc.max_concurrent_streams': options.maxConcurrentStreams } : {}),
+    ...keepalive(options.keepaliveMs ?? KEEPALIVE_MS),
     ...options.serverOptions,
   });
   const services = [createGrpcService(source, options), ...(options.compat03 === false ? [] : [createGrpc03Service(source, options)])];
@@ -108,6 +121,11 @@ class ClientCertificateCredentials extends ServerCredentials {
   _equals(other: ServerCredentials): boolean {
     return other === this;
   }
+}
+
+/** grpc-js server keepalive: a ping every `ms`, the connection closed when one goes unanswered. */
+function keepalive(ms: number): Record<string, number> {
+  return { 'grpc.keepalive_time_ms': ms, 'grpc.keepalive_timeout_ms': Math.min(ms, KEEPALIVE_TIMEOUT_MS) };
 }
 
 function toBuffer(value: string | Uint8Array): Buffer {
