@@ -1,7 +1,8 @@
 /**
  * R25 abuse limits as the request handler applies them: a request rate per caller, open streams
  * per caller, and unfinished tasks per context. The caller is the authenticated principal, else
- * the remote address. Each limit is off unless configured; exceeding one answers
+ * the remote address — never the tenant a request names: on a single-agent server that is any
+ * string the client picks, and a new one per request would be a fresh budget each time. Each limit is off unless configured; exceeding one answers
  * RESOURCE_EXHAUSTED (HTTP 429, gRPC RESOURCE_EXHAUSTED) for that caller only. Counts are per
  * instance. Failed authentications count against the remote address too (SEC-06), before the
  * request handler runs (`guardAuthentication`, called by every binding).
@@ -34,15 +35,27 @@ export class AbuseLimits {
   }
 
   /** Counts one request; throws when the caller is over its rate. */
-  request(ctx: CallContext, tenant: string): void {
+  request(ctx: CallContext): void {
+    this.charge(callerKey(ctx));
+  }
+
+  /**
+   * Counts one request from `remoteAddress` that reaches no A2A operation (a route of the
+   * application's own, such as a webhook receiver); throws when that address is over its rate.
+   */
+  requestFrom(remoteAddress: string | undefined): void {
+    this.charge(addressKey(remoteAddress));
+  }
+
+  private charge(key: string): void {
     if (!this.rate) return;
-    const decision = this.rate.take(callerKey(ctx, tenant));
+    const decision = this.rate.take(key);
     if (!decision.ok) throw limitExceeded('requests', decision.retryAfterMs);
   }
 
   /**
    * SEC-06: `authenticate` on the remote address's request budget, the bucket its anonymous
-   * callers use (tenant '': the tenant is not known before authentication). A failed
+   * callers use. A failed
    * authentication (AuthError) costs one request; any other outcome costs nothing here (the
    * request handler charges the request itself). Once the bucket is empty, credentials are not
    * evaluated at all: RESOURCE_EXHAUSTED with retryAfterMs. The request is taken before and
@@ -51,7 +64,7 @@ export class AbuseLimits {
   async guardAuthentication<T>(ctx: CallContext, authenticate: () => Promise<T>): Promise<T> {
     const rate = this.rate;
     if (!rate) return authenticate();
-    const key = addressKey(ctx, '');
+    const key = addressKey(ctx.remoteAddress);
     const decision = rate.take(key);
     if (!decision.ok) throw limitExceeded('requests', decision.retryAfterMs);
     let failed = false;
@@ -66,9 +79,9 @@ export class AbuseLimits {
   }
 
   /** A stream slot for the caller; call the result when the stream ends. */
-  openStream(ctx: CallContext, tenant: string): () => void {
+  openStream(ctx: CallContext): () => void {
     if (!this.streams) return noop;
-    const slot = this.streams.acquire(callerKey(ctx, tenant));
+    const slot = this.streams.acquire(callerKey(ctx));
     if (!slot.ok) throw limitExceeded('streams');
     return slot.release;
   }
@@ -82,13 +95,13 @@ export class AbuseLimits {
   }
 }
 
-function callerKey(ctx: CallContext, tenant: string): string {
-  return ctx.principal ? `${tenant}\u0000p:${ctx.principal.id}` : addressKey(ctx, tenant);
+function callerKey(ctx: CallContext): string {
+  return ctx.principal ? `p:${ctx.principal.id}` : addressKey(ctx.remoteAddress);
 }
 
-/** The bucket of anonymous callers from the call's remote address. */
-function addressKey(ctx: CallContext, tenant: string): string {
-  return `${tenant}\u0000a:${ctx.remoteAddress ?? ''}`;
+/** The bucket of anonymous callers from one remote address. */
+function addressKey(remoteAddress: string | undefined): string {
+  return `a:${remoteAddress ?? ''}`;
 }
 
 function noop(): void {}

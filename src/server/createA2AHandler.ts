@@ -181,7 +181,11 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
 
   const cors = corsPolicy(options.corsOrigins, apiKeyHeaders(agentCard));
   const isRestPath = (path: string) => restPrefix !== null && (path === restPrefix || path.startsWith(`${restPrefix}/`));
-  const ownRoutes = routeTable(options.routes ?? [], { maxBodyBytes, reserved: (path) => cards.has(path) || path === jsonRpcPath || isRestPath(path) });
+  const ownRoutes = routeTable(options.routes ?? [], {
+    maxBodyBytes,
+    reserved: (path) => cards.has(path) || path === jsonRpcPath || isRestPath(path),
+    admit: (req) => requestHandler.abuseLimits?.requestFrom(req.remoteAddress),
+  });
 
   async function handle(req: HttpRequest): Promise<HttpResponse> {
     const path = req.path;

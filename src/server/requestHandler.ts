@@ -217,8 +217,9 @@ export class A2ARequestHandler {
   /** Runs a non-streaming operation on raw (untrusted) parameters. */
   async unary<K extends UnaryOperationName>(op: K, params: unknown, ctx: CallContext): Promise<OperationResponses[K]> {
     this.gate(op, ctx);
+    // Charged before decoding: malformed requests count against the caller too.
+    this.abuse?.request(ctx);
     const req = decodeRequest(op, params ?? {}, this.decodeLimits);
-    this.abuse?.request(ctx, (req as { tenant?: string }).tenant ?? '');
     switch (op) {
       case 'sendMessage':
         return (await this.sendMessage(req as SendMessageRequest, ctx)) as OperationResponses[K];
@@ -243,12 +244,11 @@ export class A2ARequestHandler {
    */
   async stream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     this.gate(op, ctx);
+    this.abuse?.request(ctx);
     const req = decodeRequest(op, params ?? {}, this.decodeLimits);
     // Pulling consumers (fetch bodies, tests) end on the call's signal; piping ones (SSE, gRPC) close the stream.
     if (!this.abuse) return toPushStream(await this.openOperationStream(op, req, ctx)).abortWhen(ctx);
-    const tenant = req.tenant ?? '';
-    this.abuse.request(ctx, tenant);
-    const release = this.abuse.openStream(ctx, tenant);
+    const release = this.abuse.openStream(ctx);
     try {
       // The stream counts against the caller's limit until it ends, fails or its consumer stops.
       return onSettled(toPushStream(await this.openOperationStream(op, req, ctx)), release).abortWhen(ctx);

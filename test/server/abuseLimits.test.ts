@@ -152,3 +152,43 @@ test('SEC-06 guardAuthentication: an accepted or anonymous authentication costs 
   assert.notEqual(await reasonOf(limits.guardAuthentication(ctx, async () => undefined)), 'ok');
   assert.equal(await limits.guardAuthentication(as(undefined, '10.9.9.7'), async () => 'bob'), 'bob');
 });
+
+test('R25 the request rate is the caller\'s across tenants: naming a new tenant per request is no fresh budget; malformed requests count too', async () => {
+  const h = handler({ requestsPerSecond: 0.01, requestBurst: 2 });
+  const caller = as(undefined, '10.0.0.9');
+  const outcomes = [];
+  for (let i = 0; i < 4; i++) outcomes.push(await reasonOf(h.unary('listTasks', { tenant: `made-up-${i}` }, caller)));
+  assert.deepEqual(
+    outcomes.map((o) => (o === 'ok' ? o : o.reason)),
+    ['ok', 'ok', 'RESOURCE_EXHAUSTED', 'RESOURCE_EXHAUSTED'],
+  );
+  const other = as(undefined, '10.0.0.10');
+  assert.equal((await reasonOf(h.unary('listTasks', { pageSize: 'many' }, other))) !== 'ok', true);
+  assert.equal((await reasonOf(h.unary('listTasks', { pageSize: 'many' }, other))) !== 'ok', true);
+  const third = await reasonOf(h.unary('listTasks', {}, other));
+  assert.ok(third !== 'ok' && third.reason === 'RESOURCE_EXHAUSTED', 'two malformed requests spent the burst');
+  await h.drain(0);
+});
+
+test('R25 routes of the application count against the remote address\'s request rate (429 with Retry-After), and A2A calls share that budget', async () => {
+  const { serveAgent } = await import('../../src/node/serveAgent.js');
+  const running = await serveAgent({
+    agent: { card: testCard('routes'), executor: createDemoAgent() },
+    port: 0,
+    handler: { abuseLimits: { requestsPerSecond: 0.01, requestBurst: 3 } },
+    routes: [{ method: 'POST', path: '/hook', handle: () => ({ status: 204, headers: {}, body: '' }) }],
+  });
+  try {
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${running.url}/hook`, { method: 'POST', body: '{}' })).status);
+    const refused = await fetch(`${running.url}/hook`, { method: 'POST', body: '{}' });
+    statuses.push(refused.status);
+    assert.deepEqual(statuses, [204, 204, 204, 429]);
+    assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/);
+    assert.equal(((await refused.json()) as { error: { status: string } }).error.status, 'RESOURCE_EXHAUSTED');
+    const a2a = await fetch(`${running.url}/a2a/rest/tasks`, { headers: { 'a2a-version': '1.0' } });
+    assert.equal(a2a.status, 429, 'the same address is out of budget for A2A calls too');
+  } finally {
+    await running.close();
+  }
+});

@@ -3,11 +3,13 @@
  * health check): `createA2AHandler({ routes })`, `serveAgent({ routes })`. The Agent Card and
  * the A2A bindings keep their paths: a route on one of them is refused at construction. A
  * route's request body is capped by the handler's `maxBodyBytes` (R15) whatever limit the
- * route asks for, and A2A errors it throws (PayloadTooLargeError from `text()`, say) are
+ * route asks for; with abuse limits, each request to a route counts against its remote
+ * address's request rate (R25: 429 with Retry-After past it); and A2A errors it throws (PayloadTooLargeError from `text()`, say) are
  * answered in the HTTP+JSON error shape; other errors reach the host (500, onError).
  */
 import { A2AError } from '../../protocol/errors.js';
 import { toRestError } from '../../bindings/rest/errors.js';
+import { httpBackOff } from '../limits.js';
 import type { HttpRequest, HttpResponse } from './httpTypes.js';
 
 export interface HttpRoute {
@@ -24,7 +26,15 @@ export type RouteTable = (request: HttpRequest) => Promise<HttpResponse> | undef
  * The routes as one lookup: the response of the route at the request's path, or undefined when
  * none is there. `reserved(path)` says whether the path belongs to the agent.
  */
-export function routeTable(routes: readonly HttpRoute[], limits: { maxBodyBytes: number; reserved: (path: string) => boolean }): RouteTable | undefined {
+export interface RouteLimits {
+  maxBodyBytes: number;
+  /** Whether the path belongs to the agent. */
+  reserved: (path: string) => boolean;
+  /** Counts a request to a route; throws (an exceeded limit) to refuse it. */
+  admit?: (request: HttpRequest) => void;
+}
+
+export function routeTable(routes: readonly HttpRoute[], limits: RouteLimits): RouteTable | undefined {
   if (routes.length === 0) return undefined;
   const byPath = new Map<string, Map<string, HttpRoute>>();
   for (const route of routes) {
@@ -40,17 +50,18 @@ export function routeTable(routes: readonly HttpRoute[], limits: { maxBodyBytes:
     if (!methods) return undefined;
     const route = methods.get(request.method) ?? methods.get('*');
     if (!route) return Promise.resolve(methodNotAllowed(request, [...methods.keys()]));
-    return answer(route, new CappedRequest(request, limits.maxBodyBytes));
+    return answer(route, { request: new CappedRequest(request, limits.maxBodyBytes), admit: limits.admit });
   };
 }
 
-async function answer(route: HttpRoute, request: HttpRequest): Promise<HttpResponse> {
+async function answer(route: HttpRoute, { request, admit }: { request: HttpRequest; admit: RouteLimits['admit'] }): Promise<HttpResponse> {
   try {
+    admit?.(request);
     return await route.handle(request);
   } catch (error) {
     if (!(error instanceof A2AError)) throw error;
     const { status, body } = toRestError(error);
-    return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+    return { status, headers: { 'content-type': 'application/json', ...httpBackOff(error)?.headers }, body: JSON.stringify(body) };
   }
 }
 
