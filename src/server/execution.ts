@@ -19,7 +19,7 @@ import type { TaskWriter } from './taskWriter.js';
 import { followUpRefusal, type TaskLimits } from './taskLimits.js';
 import { LeaseLostError } from './leases.js';
 import { UnprocessedMessageError } from './unprocessedMessage.js';
-import { STORE_PATIENCE_MS, deadlineIn, type Deadline } from './storePatience.js';
+import { Patience, storeOutOfReach, type Deadline, type WriteDeadline } from './storePatience.js';
 
 export type Outcome =
   | { kind: 'message'; message: Message }
@@ -70,12 +70,6 @@ export interface ExecutionInput {
 function outcomeNotStored(cause?: unknown): A2AError {
   if (cause instanceof StoreUnavailableError) return cause;
   return new InternalError('The server could not store the outcome of this task');
-}
-
-/** True when `error`, or an error it wraps (an agent may rethrow with a cause), is the store out of reach. */
-function storeOutOfReach(error: unknown): boolean {
-  for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) if (e instanceof StoreUnavailableError) return true;
-  return false;
 }
 
 /** The task a run fails with `error` records as its reason. */
@@ -155,9 +149,9 @@ export class Execution implements TaskUpdater {
     this.leaseDeadline = lease.deadline;
   }
 
-  /** The deadline of one write: the lease's, or STORE_PATIENCE_MS from now without a lease. */
-  private until(): Deadline {
-    return this.leaseDeadline ?? deadlineIn(STORE_PATIENCE_MS);
+  /** The deadline of one write: the lease's, or STORE_PATIENCE_MS from its first failure without a lease. */
+  private until(): WriteDeadline {
+    return this.leaseDeadline ?? 'patience';
   }
 
   get isTerminal(): boolean {
@@ -235,13 +229,18 @@ export class Execution implements TaskUpdater {
   }
 
   private async recordContext(): Promise<boolean> {
-    try {
-      await this.input.writer.store.claimContext(this.input.context.tenant, this.contextId, this.input.owner ?? '');
-      return true;
-    } catch (error) {
-      this.report(error);
-      this.refuse(outcomeNotStored());
-      return false;
+    // Outlives a short store outage as the run's writes do (R2).
+    const patience = new Patience(this.until());
+    for (;;) {
+      try {
+        await this.input.writer.store.claimContext(this.input.context.tenant, this.contextId, this.input.owner ?? '');
+        return true;
+      } catch (error) {
+        if (await patience.another(error)) continue;
+        this.report(error);
+        this.refuse(outcomeNotStored(error));
+        return false;
+      }
     }
   }
 

@@ -34,6 +34,7 @@ import type { AgentExecutor } from './agentExecutor.js';
 import type { TaskUpdater } from './taskUpdater.js';
 import { LocalEventBus, type EventBus } from './eventBus.js';
 import type { Outcome } from './execution.js';
+import { storeOutOfReach } from './storePatience.js';
 import { detachedExecution, takeOverTask } from './detachedRun.js';
 import { settleCutOffRuns } from './cutOffRuns.js';
 import { duplicateOf, startExecution, type MessageRunDeps } from './messageRun.js';
@@ -378,6 +379,9 @@ export class A2ARequestHandler {
       if ((await Promise.race([running, expired])) !== 'deadline') return;
     } catch (error) {
       if (A2AError.is(error) && error.reason === 'TASK_NOT_CANCELABLE') throw error;
+      // The task's own writes (through the updater) failing on the store: UNAVAILABLE, retryable (R19).
+      const outage = storeOutOfReach(error);
+      if (outage) throw outage;
       this.onError(error, context);
       throw new InternalError('The agent failed while canceling this task');
     } finally {

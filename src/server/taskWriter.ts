@@ -16,7 +16,7 @@ import type { EventBus } from './eventBus.js';
 import { VersionConflictError, appendFirstChange, type AppendInput, type CreateOptions, type MessageClaim, type StoredEvent, type TaskRecord, type TaskStore } from './stores/taskStore.js';
 import { TaskNotFoundError } from '../protocol/errors.js';
 import { taskKey } from './taskKey.js';
-import { Patience, type Deadline } from './storePatience.js';
+import { Patience, type WriteDeadline } from './storePatience.js';
 import { appended } from '../stores/contract/taskRows.js';
 
 export interface TaskChange {
@@ -36,7 +36,7 @@ interface Target {
   /** R3: the write of a run under this lease owner; the store refuses it once the lease is gone (AppendInput.leaseOwner). */
   leaseOwner?: string | undefined;
   /** R2: retry while the store cannot be reached, until then (absent: fail at once). */
-  until?: Deadline | undefined;
+  until?: WriteDeadline | undefined;
 }
 type Change = (record: TaskRecord) => TaskChange | undefined;
 type Written = { record: TaskRecord; events: StoredEvent[] };
@@ -52,7 +52,7 @@ export class TaskWriter {
   ) {}
 
   /** Creates the task (see TaskStore.create); `until`: retry while the store cannot be reached, until then. */
-  async create(tenant: string, task: Task, options: CreateOptions & { until?: Deadline | undefined } = {}): Promise<TaskRecord> {
+  async create(tenant: string, task: Task, options: CreateOptions & { until?: WriteDeadline | undefined } = {}): Promise<TaskRecord> {
     const { until, ...create } = options;
     const patience = new Patience(until);
     let unsure = false;

@@ -156,7 +156,7 @@ test('SEC-06 guardAuthentication: an accepted or anonymous authentication costs 
 test('R25 the request rate is the caller\'s across tenants: naming a new tenant per request is no fresh budget; malformed requests count too', async () => {
   const h = handler({ requestsPerSecond: 0.01, requestBurst: 2 });
   const caller = as(undefined, '10.0.0.9');
-  const outcomes = [];
+  const outcomes: Awaited<ReturnType<typeof reasonOf>>[] = [];
   for (let i = 0; i < 4; i++) outcomes.push(await reasonOf(h.unary('listTasks', { tenant: `made-up-${i}` }, caller)));
   assert.deepEqual(
     outcomes.map((o) => (o === 'ok' ? o : o.reason)),

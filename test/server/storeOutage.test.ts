@@ -18,7 +18,7 @@ import type { AppendInput, CreateOptions, ListQuery, StoredEvent, TaskStore } fr
 import { deadlineIn } from '../../src/server/storePatience.js';
 import { TaskWriter } from '../../src/server/taskWriter.js';
 import { applyArtifact } from '../../src/protocol/applyEvent.js';
-import { testCard } from './support.js';
+import { callAs, testCard } from './support.js';
 
 const ctx: CallContext = { protocolVersion: '1.0', requestedExtensions: [] };
 
@@ -206,5 +206,50 @@ test('R2: a run that gives up because the store stayed out of reach fails naming
   assert.equal(res.task.status.state, 'TASK_STATE_FAILED');
   const reason = res.task.status.message?.parts.map((p) => ('text' in p ? p.text : '')).join('');
   assert.match(reason ?? '', /task store could not be reached/);
+  await handler.drain(0);
+});
+
+test('R2/TENANT-06: recording a message reply\'s context outlives a short store outage like the run\'s writes (not INTERNAL)', async () => {
+  const store = new FlakyStore();
+  let claimsRefused = 0;
+  const claim = store.claimContext.bind(store);
+  store.claimContext = async (tenant, contextId, owner) => {
+    if (claimsRefused < 3) {
+      claimsRefused++;
+      throw refused();
+    }
+    return claim(tenant, contextId, owner);
+  };
+  const handler = new A2ARequestHandler({
+    agentCard: testCard('outage'),
+    store,
+    executor: {
+      async execute(_c, updater) {
+        await updater.reply('hello');
+      },
+    },
+  });
+  const res = await handler.unary('sendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }] } }, callAs('alice'));
+  assert.ok('message' in res, JSON.stringify(res));
+  assert.equal(claimsRefused, 3);
+  assert.equal(await store.inner.claimContext('', res.message.contextId as string, 'mallory'), 'alice', 'the context is recorded as the caller\'s');
+  await handler.drain(0);
+});
+
+test('R19: a cancel() hook that fails because the store cannot be reached is answered UNAVAILABLE (retryable), not INTERNAL', async () => {
+  const handler = new A2ARequestHandler({
+    agentCard: testCard('outage'),
+    executor: {
+      async execute(_c, updater) {
+        await updater.requireInput('which one?');
+      },
+      async cancel() {
+        throw new Error('could not cancel', { cause: refused() });
+      },
+    },
+  });
+  const res = await handler.unary('sendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'go' }] } }, ctx);
+  assert.ok('task' in res);
+  await assert.rejects(handler.unary('cancelTask', { id: res.task.id }, ctx), (error: unknown) => error instanceof StoreUnavailableError && error.reason === 'UNAVAILABLE');
   await handler.drain(0);
 });
