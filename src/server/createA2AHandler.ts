@@ -191,6 +191,10 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
     const path = req.path;
     const card = path.endsWith(AGENT_CARD_PATH) ? cards.get(path) : undefined;
     if (card) return req.method === 'OPTIONS' ? cors.preflight(req, true) : card(req);
+    // Routes of the application answer for themselves: OPTIONS included, and without the
+    // agent's CORS headers (cross-origin reads of them are theirs to allow).
+    const own = ownRoutes?.(req);
+    if (own) return own;
     if (req.method === 'OPTIONS') return cors.preflight(req, false);
     const res = await route(req, path);
     return cors.decorate(req, res);
@@ -201,8 +205,6 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
     if (restPrefix !== null && isRestPath(path)) {
       return handleRest(req, path.slice(restPrefix.length), binding);
     }
-    const own = ownRoutes?.(req);
-    if (own) return own;
     return {
       status: 404,
       headers: { 'content-type': 'application/json' },
