@@ -105,7 +105,7 @@ export class TaskRunner {
   schedule(target: Scheduled): Promise<unknown> {
     const key = keyOf(target.tenant, target.taskId);
     const entry = this.running.get(key);
-    const queued: Queued = { ...target, started: false, withdrawn: false };
+    const queued: Queued = { tenant: target.tenant, taskId: target.taskId, execution: target.execution, abort: target.abort, started: false, withdrawn: false };
     if (!entry) {
       // Nothing runs on this task: start now (the common case, without a queue to chain on).
       const fresh: Running = { tenant: target.tenant, taskId: target.taskId, runs: [queued], done: DONE };
