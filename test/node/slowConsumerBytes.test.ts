@@ -21,14 +21,22 @@ const MiB = 1024 * 1024;
 const CHUNK = 'x'.repeat(4 * MiB);
 const CHUNKS = 8; // 32 MiB in all: 4 times the default byte bound, and 8 events against a bound of 10,000
 
-/** WORKING, then waits for `go`, then CHUNKS artifact chunks of 4 MiB, then COMPLETED. */
+/**
+ * WORKING, then waits for `go`, then CHUNKS artifact chunks of 4 MiB, then COMPLETED. The chunks
+ * come PACE_MS apart (~40 MB/s): a subscriber that reads keeps up even on a loaded machine, so
+ * only the one that reads nothing falls behind by more than the bound for longer than the grace.
+ */
+const PACE_MS = 100;
 function bigChunks(go: Promise<void>): AgentExecutor {
   return {
     async execute(_ctx, task) {
       await task.startWork('about to stream');
       await go;
       const artifactId = 'big';
-      for (let i = 1; i <= CHUNKS; i++) await task.addArtifact(CHUNK, { artifactId, append: i > 1, lastChunk: i === CHUNKS });
+      for (let i = 1; i <= CHUNKS; i++) {
+        await task.addArtifact(CHUNK, { artifactId, append: i > 1, lastChunk: i === CHUNKS });
+        await new Promise((resolve) => setTimeout(resolve, PACE_MS));
+      }
       await task.complete('done');
     },
   };
