@@ -37,16 +37,21 @@ interface CompiledRoute extends RestRoute {
   segments: { literal?: string; field?: string; suffix?: string }[];
 }
 
-const COMPILED: CompiledRoute[] = REST_ROUTES.map((route) => ({
-  ...route,
-  segments: route.pattern
-    .slice(1)
-    .split('/')
-    .map((s) => {
-      const m = /^\{(\w+)\}(:\w+)?$/.exec(s);
-      return m ? { field: m[1] as string, ...(m[2] ? { suffix: m[2] } : {}) } : { literal: s };
-    }),
-}));
+let compiled: CompiledRoute[] | undefined;
+
+/** The routes split into segments, on first use: the client imports REST_ROUTES only, and builds nothing at load. */
+function compiledRoutes(): CompiledRoute[] {
+  return (compiled ??= REST_ROUTES.map((route) => ({
+    ...route,
+    segments: route.pattern
+      .slice(1)
+      .split('/')
+      .map((s) => {
+        const m = /^\{(\w+)\}(:\w+)?$/.exec(s);
+        return m ? { field: m[1] as string, ...(m[2] ? { suffix: m[2] } : {}) } : { literal: s };
+      }),
+  })));
+}
 
 export type RouteMatch =
   | { kind: 'route'; route: RestRoute; fields: Record<string, string> }
@@ -62,7 +67,7 @@ export function matchRoute(method: string, segments: string[]): RouteMatch {
   }
   const allow = new Set<string>();
   for (const attempt of attempts) {
-    for (const route of COMPILED) {
+    for (const route of compiledRoutes()) {
       const fields = matchSegments(route, attempt.rest);
       if (!fields) continue;
       if (route.method !== wanted) {
