@@ -11,7 +11,6 @@
 import { readCappedResponse } from '../net/cappedRead.js';
 import { LruMap } from '../net/lruMap.js';
 import { isV03CardShape } from '../protocol/cardShape.js';
-import { A2AError } from '../protocol/errors.js';
 import { PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { CardVerification, VerifyCardOptions } from '../signing/cardSignature.js';
@@ -158,13 +157,8 @@ export function rawCardOf(card: AgentCard): unknown {
  */
 export async function readV03Card(value: unknown, source = 'The agent card'): Promise<AgentCard | undefined> {
   if (!isV03CardShape(value)) return undefined;
-  const { readV03Card: read } = await import('./v03Translate.js');
-  try {
-    return read(value);
-  } catch (error) {
-    if (!A2AError.is(error)) throw error;
-    throw new A2AClientError('BAD_CARD', `${source} is not a readable A2A 0.3 card: ${error.message}`, { cause: error });
-  }
+  const { readFetchedV03Card } = await import('./v03Translate.js');
+  return readFetchedV03Card(value, source);
 }
 
 /**
@@ -179,40 +173,26 @@ export async function readAgentCard(value: unknown, readCard: ResolveCardOptions
 }
 
 /**
- * Verifies `card` (fetched from `cardUrl`) as `options` say. A signed card whose key cannot be
- * found anywhere (no JWKS configured, no trusted `jku`) passes in `if-present` mode — its signature proves nothing without a
- * key — and fails in `require` mode; every other failure rejects the card.
+ * Verifies `card` (fetched from `cardUrl`) as `options` say (see cardVerification.ts): signed
+ * cards by default, every card in `require` mode, none when `off`. A signed card whose key
+ * cannot be found anywhere passes in `if-present` mode and fails in `require` mode; every other
+ * failure rejects the card (CardVerificationError).
  */
 export async function checkCardSignature(card: AgentCard, options: ResolveCardOptions & { cardUrl?: string }, source: string): Promise<boolean> {
-  const { cardUrl } = options;
   const mode = options.verifyCardSignatures ?? 'if-present';
   if (mode === 'off') return false;
   const signed = Array.isArray(card.signatures) && card.signatures.length > 0;
   if (!signed && mode === 'if-present') return false;
   // Loaded on use: bundlers split the verifier off, so unsigned agents never load it.
-  const { verifyAgentCard, CardSignatureError } = await import('../signing/cardSignature.js');
-  try {
-    const result = await verifyAgentCard(card, {
-      ...options.cardVerification,
-      // A jku on the origin the card came from is trusted (https only); other jku hosts only when allow-listed.
-      ...(cardUrl !== undefined ? { cardUrl } : {}),
-      requireSignature: mode === 'require',
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    options.onCardVerified?.(result);
-    return result.verified;
-  } catch (error) {
-    if (!CardSignatureError.is(error)) throw error;
-    if (error.reason === 'no-key-source' && mode === 'if-present') {
-      options.onCardVerified?.({ verified: false, reason: error.reason });
-      return false;
-    }
-    throw new CardVerificationError(`${source} failed signature verification (${error.reason}): ${error.message}`, {
-      reason: error.reason,
-      kid: error.kid,
-      cause: error,
-    });
-  }
+  const { verifyCard } = await import('./cardVerification.js');
+  const check = await verifyCard(card, options, mode);
+  if (check.failure === undefined) return check.verified;
+  const { failure } = check;
+  throw new CardVerificationError(`${source} failed signature verification (${failure.reason}): ${failure.message}`, {
+    reason: failure.reason,
+    kid: failure.kid,
+    cause: failure,
+  });
 }
 
 /**

@@ -12,8 +12,8 @@
  *   `versions` leave 0.3 out (VER-09: pinned to 1.0).
  */
 import { A2AError } from '../protocol/errors.js';
-import { PROTOCOL_VERSION, parseVersion } from '../protocol/serviceParams.js';
-import type { AgentCard, AgentInterface, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
+import { PROTOCOL_VERSION } from '../protocol/serviceParams.js';
+import type { AgentInterface, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { V03_VERSION, versionOf, type StreamItem, type Transport, type TransportCall, type TransportContext, type TransportFactory } from './transport.js';
 
 /** Loads the 0.3 transport of a binding: a function of the interface URL and the transport context. */
@@ -41,11 +41,6 @@ class LazyTransport implements Transport {
   }
 }
 
-/** The card's 0.3 interface of the binding, if it lists one. */
-function v03Interface(card: AgentCard | undefined, binding: string): AgentInterface | undefined {
-  return card?.supportedInterfaces.find((i) => i.protocolBinding === binding && versionOf(i) === V03_VERSION);
-}
-
 interface FallbackContext {
   agentInterface: AgentInterface;
   context: TransportContext;
@@ -61,22 +56,15 @@ class FallbackTransport implements Transport {
     private readonly fallback: FallbackContext,
   ) {}
 
-  /** VersionNotSupported, and the card has a 0.3 interface of this binding or the error lists 0.3. */
-  private target(error: unknown): string | undefined {
-    if (!A2AError.is(error) || error.reason !== 'VERSION_NOT_SUPPORTED') return undefined;
-    const { agentInterface, context } = this.fallback;
-    if (context.versions && !context.versions.includes(V03_VERSION)) return undefined;
-    const listed = (error.metadata.supportedVersions ?? '').split(/[\s,]+/).some((v) => parseVersion(v) === V03_VERSION);
-    const v03 = v03Interface(context.card, agentInterface.protocolBinding);
-    return v03?.url ?? (listed ? agentInterface.url : undefined);
-  }
-
   private async run<T>(send: (t: Transport) => Promise<T>): Promise<T> {
     if (this.v03) return send(this.v03);
     try {
       return await send(this.v10);
     } catch (error) {
-      const url = this.target(error);
+      if (!A2AError.is(error) || error.reason !== 'VERSION_NOT_SUPPORTED') throw error;
+      // The 0.3 support decides where to repeat the call, loaded only now (the 0.3 transport needs it anyway).
+      const { v03FallbackUrl } = await import('./v03Translate.js');
+      const url = v03FallbackUrl(error, this.fallback);
       if (url === undefined) throw error;
       const v03 = new LazyTransport(this.fallback.load, { url, context: this.fallback.context });
       const value = await send(v03);

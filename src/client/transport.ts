@@ -14,7 +14,7 @@ import type {
   StreamingOperationName,
   UnaryOperationName,
 } from '../protocol/types.js';
-import { parseVersion, PROTOCOL_VERSION } from '../protocol/serviceParams.js';
+import { PROTOCOL_VERSION, V03_VERSION, versionOf } from '../protocol/serviceParams.js';
 import { A2AClientError } from './errors.js';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -75,8 +75,7 @@ export interface TransportFactory {
   create(agentInterface: AgentInterface, context: TransportContext): Transport;
 }
 
-/** A2A 0.3, which the built-in JSONRPC and HTTP+JSON transports speak too (loaded on first use). */
-export const V03_VERSION = '0.3';
+export { V03_VERSION, versionOf } from '../protocol/serviceParams.js';
 
 /** Protocol versions (Major.Minor, VER-01) the built-in transports speak, in the client's order of preference. */
 export const SUPPORTED_VERSIONS: readonly string[] = [PROTOCOL_VERSION, V03_VERSION];
@@ -87,11 +86,6 @@ export interface InterfacePreferences {
   bindings?: readonly string[] | undefined;
   /** Only these versions, preferred in this order; default SUPPORTED_VERSIONS, then any other a transport speaks. */
   versions?: readonly string[] | undefined;
-}
-
-/** Major.Minor of an interface's protocolVersion (`1.0.2` → `1.0`). */
-export function versionOf(agentInterface: AgentInterface): string {
-  return parseVersion(String(agentInterface.protocolVersion ?? '')) ?? '';
 }
 
 /** The last factory (a later one replaces an earlier one) for the binding at that version. */

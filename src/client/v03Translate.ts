@@ -2,7 +2,8 @@
  * What the A2A 0.3 transports (jsonrpc03Transport.ts, rest03Transport.ts) share: the 0.3 card
  * read as a 1.0 card, the 1.0 request as a 0.3 method and params (`requestToV03`), 0.3 results
  * and stream events (JSON-RPC dialect; the REST transport converts the proto dialect first)
- * read back into 1.0, and the end of a 0.3 stream at the event marked `final`.
+ * read back into 1.0, and the end of a 0.3 stream at the event marked `final`; and where a 1.0
+ * call refused with VersionNotSupported is repeated over 0.3.
  *
  * Loaded only when a 0.3 agent is met (dualVersion.ts, cardResolver.ts): bundlers that split
  * dynamic imports keep the compat layer (src/compat) out of the initial chunk.
@@ -12,13 +13,13 @@ import { isFinalV03Event, streamEventToV10 } from '../compat/events.js';
 import { requestToV03, type V03Call } from '../compat/requests.js';
 import { resultToV10, type V03UnaryMethod } from '../compat/results.js';
 import { A2AError } from '../protocol/errors.js';
-import { EXTENSIONS_HEADER, EXTENSIONS_HEADER_V03, VERSION_HEADER } from '../protocol/serviceParams.js';
-import type { AgentCard, OperationResponses, UnaryOperationName } from '../protocol/types.js';
+import { EXTENSIONS_HEADER, EXTENSIONS_HEADER_V03, V03_VERSION, VERSION_HEADER, parseVersion, versionOf } from '../protocol/serviceParams.js';
+import type { AgentCard, AgentInterface, OperationResponses, UnaryOperationName } from '../protocol/types.js';
 import { readAgentCard } from './cardResolver.js';
-import { A2AClientError, notSent } from './errors.js';
+import { A2AClientError, notSent, type A2AClientErrorCode } from './errors.js';
 import { streamItems } from './http.js';
 import type { SseEvent, SseParserOptions } from './sse.js';
-import { V03_VERSION, type StreamItem, type TransportCall } from './transport.js';
+import type { StreamItem, TransportCall, TransportContext } from './transport.js';
 
 /** An A2A 0.x card as a 1.0 AgentCard whose interfaces say `protocolVersion: '0.3'`. */
 export function readV03Card(raw: unknown): AgentCard {
@@ -27,14 +28,37 @@ export function readV03Card(raw: unknown): AgentCard {
   return card;
 }
 
-/** A 0.3 result that does not translate is an invalid response, as an unreadable 1.0 one is. */
-export function translated<T>(read: () => T): T {
+/** `read`, an A2AError it throws (0.3 JSON that does not translate) becoming the client error `code`, its message after `what`. */
+function readable<T>(read: () => T, code: A2AClientErrorCode, what: string): T {
   try {
     return read();
   } catch (error) {
     if (!A2AError.is(error)) throw error;
-    throw new A2AClientError('INVALID_RESPONSE', `The A2A 0.3 agent sent an unreadable response: ${error.message}`, { cause: error });
+    throw new A2AClientError(code, `${what}: ${error.message}`, { cause: error });
   }
+}
+
+/** A 0.3 result that does not translate is an invalid response, as an unreadable 1.0 one is. */
+export function translated<T>(read: () => T): T {
+  return readable(read, 'INVALID_RESPONSE', 'The A2A 0.3 agent sent an unreadable response');
+}
+
+/** A fetched 0.3 card (cardResolver.readV03Card): one that does not translate is BAD_CARD, named by `source`. */
+export function readFetchedV03Card(raw: unknown, source: string): AgentCard {
+  return readable(() => readV03Card(raw), 'BAD_CARD', `${source} is not a readable A2A 0.3 card`);
+}
+
+/**
+ * Where a 1.0 call answered with VersionNotSupported is repeated over 0.3 (dualVersion.ts): at
+ * the card's 0.3 interface of the binding, else at the same URL when the error lists 0.3 as
+ * supported; nowhere (undefined) when neither, or when the client's `versions` leave 0.3 out
+ * (VER-09: pinned to 1.0).
+ */
+export function v03FallbackUrl(error: A2AError, { agentInterface, context }: { agentInterface: AgentInterface; context: TransportContext }): string | undefined {
+  if (context.versions && !context.versions.includes(V03_VERSION)) return undefined;
+  const listed = (error.metadata.supportedVersions ?? '').split(/[\s,]+/).some((v) => parseVersion(v) === V03_VERSION);
+  const v03 = context.card?.supportedInterfaces.find((i) => i.protocolBinding === agentInterface.protocolBinding && versionOf(i) === V03_VERSION);
+  return v03?.url ?? (listed ? agentInterface.url : undefined);
 }
 
 /**

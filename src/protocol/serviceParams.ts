@@ -3,7 +3,7 @@
  * activated extensions (A2A-Extensions, EXT rules). Every binding reads them through these
  * functions so that negotiation is identical everywhere (R20).
  */
-import type { AgentCard } from './types.js';
+import type { AgentCard, AgentInterface } from './types.js';
 import { ExtensionSupportRequiredError, VersionNotSupportedError } from './errors.js';
 
 export const VERSION_HEADER = 'A2A-Version';
@@ -15,11 +15,18 @@ export const EXTENSIONS_HEADER = 'A2A-Extensions';
 export const EXTENSIONS_HEADER_V03 = 'X-A2A-Extensions';
 /** The version this library speaks natively. */
 export const PROTOCOL_VERSION = '1.0';
+/** A2A 0.3, which the built-in JSONRPC and HTTP+JSON client transports speak too (loaded on first use). */
+export const V03_VERSION = '0.3';
 
 /** VER-01: Major.Minor, patch ignored; undefined when unparsable. */
 export function parseVersion(value: string): string | undefined {
   const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(value.trim());
   return m ? `${Number(m[1])}.${Number(m[2])}` : undefined;
+}
+
+/** Major.Minor of an interface's protocolVersion (`1.0.2` → `1.0`). */
+export function versionOf(agentInterface: AgentInterface): string {
+  return parseVersion(String(agentInterface.protocolVersion ?? '')) ?? '';
 }
 
 /**
