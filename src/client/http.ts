@@ -4,7 +4,7 @@
  * event stream into StreamItems; for HTTP+JSON (1.0 and A2A 0.3 REST), sending a request below
  * the interface URL and reading its body or event stream.
  */
-import { ERROR_TABLE } from '../protocol/errorTable.js';
+import { ERROR_REASONS } from '../protocol/errorReasons.js';
 import type { A2AErrorReason } from '../protocol/errors.js';
 import { echoedExtensions } from '../protocol/serviceParams.js';
 import type { StreamResponse } from '../protocol/types.js';
@@ -103,7 +103,7 @@ export async function errorFromResponse(res: Response, decode: (body: unknown) =
   const error: Error =
     decode(body) ??
     (reason
-      ? ERROR_TABLE[reason].create(undefined, {})
+      ? ERROR_REASONS[reason].create(undefined, {})
       : new A2AClientError('HTTP', `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, { status: res.status }));
   const retryAfterMs = retryAfter(res.headers.get('retry-after'));
   return withResponse(error, retryAfterMs === undefined ? { status: res.status } : { status: res.status, retryAfterMs });
@@ -171,10 +171,16 @@ export async function restBody(res: Response, errorOf: ErrorDecoder): Promise<un
   return res.status === 204 ? undefined : readJson(res);
 }
 
-/** Checks that a streaming call got an event stream: a non-2xx response is thrown as the binding's error. */
-export async function openRestStream(res: Response, errorOf: ErrorDecoder): Promise<void> {
+/**
+ * Checks that a streaming call got an event stream: a non-2xx response is thrown as the
+ * binding's error; a JSON response in place of the stream is given to `bodyError`, which throws
+ * the error it carries (JSON-RPC, STREAM-12); anything else is INVALID_RESPONSE.
+ */
+export async function openEventStream(res: Response, errorOf: ErrorDecoder, bodyError?: (body: unknown) => void): Promise<void> {
   if (!res.ok) throw await errorFromResponse(res, errorOf);
-  if (!isEventStream(res)) throw new A2AClientError('INVALID_RESPONSE', 'The agent answered a streaming call without an event stream');
+  if (isEventStream(res)) return;
+  bodyError?.(await readJson(res));
+  throw new A2AClientError('INVALID_RESPONSE', 'The agent answered a streaming call without an event stream');
 }
 
 /** One SSE event's JSON; B9: an error body (`event: error`) is thrown as the binding's error. */

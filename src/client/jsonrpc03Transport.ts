@@ -15,7 +15,7 @@ import type { V03UnaryMethod } from '../compat/results.js';
 import type { OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { A2AClientError, withResponse } from './errors.js';
 import type { SseEvent } from './sse.js';
-import { errorFromResponse, isEventStream, isObject, parseJson, readJson, sendCall } from './http.js';
+import { errorFromResponse, isObject, openEventStream, parseJson, readJson, sendCall } from './http.js';
 import type { StreamItem, Transport, TransportCall, TransportContext } from './transport.js';
 import { v03CallOf, v03Result, v03StreamItems } from './v03Translate.js';
 
@@ -63,11 +63,7 @@ export class JsonRpc03Transport implements Transport {
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
     const res = await this.post(call, v03CallOf(call), 'text/event-stream');
-    if (!res.ok) throw await errorFromResponse(res, httpErrorOf);
-    if (!isEventStream(res)) {
-      resultOf(await readJson(res), res.status);
-      throw new A2AClientError('INVALID_RESPONSE', 'The agent answered a streaming call without an event stream');
-    }
+    await openEventStream(res, httpErrorOf, (body) => resultOf(body, res.status));
     const decode = (sse: SseEvent): unknown => {
       const body = parseJson(sse.data, 'an event');
       // The 0.3 SDKs send `event: error` with a JSON-RPC error response (or the bare error object).

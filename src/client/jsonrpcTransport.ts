@@ -3,11 +3,11 @@
  * name, params = the request message (tenant included, TENANT-04); streams are SSE whose
  * `data` is a full JSON-RPC response (RPC-07). Errors become typed A2AErrors (fromJsonRpcError).
  */
-import { fromJsonRpcError, type JsonRpcErrorObject } from '../bindings/jsonrpc/errors.js';
+import { fromJsonRpcError, type JsonRpcErrorObject } from '../bindings/jsonrpc/errorObject.js';
 import type { OperationName, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { A2AClientError, withResponse } from './errors.js';
 import { checkEvent } from './responses.js';
-import { errorFromResponse, isEventStream, isObject, parseJson, readJson, sendCall, streamItems } from './http.js';
+import { errorFromResponse, isObject, openEventStream, parseJson, readJson, sendCall, streamItems } from './http.js';
 import type { StreamItem, Transport, TransportCall, TransportContext, TransportFactory } from './transport.js';
 import { withV03 } from './dualVersion.js';
 
@@ -60,12 +60,8 @@ class JsonRpcTransport implements Transport {
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
     const res = await this.post(call, 'text/event-stream');
-    if (!res.ok) throw await errorFromResponse(res, httpErrorOf);
     // STREAM-12: an error found before the first event is an ordinary JSON-RPC response.
-    if (!isEventStream(res)) {
-      resultOf(await readJson(res), res.status);
-      throw new A2AClientError('INVALID_RESPONSE', 'The agent answered a streaming call without an event stream');
-    }
+    await openEventStream(res, httpErrorOf, (body) => resultOf(body, res.status));
     return streamItems(res, (sse) => {
       const body = parseJson(sse.data, 'an event');
       // B9: `event: error` carries a JSON-RPC error response (or, from some servers, the bare error object).

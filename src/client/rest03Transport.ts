@@ -28,7 +28,7 @@ import type { V03UnaryMethod } from '../compat/results.js';
 import type { V03Method, V03MessageSendParams, V03TaskPushNotificationConfig } from '../compat/v03Types.js';
 import { invalidField } from '../protocol/errors.js';
 import type { OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
-import { isObject, openRestStream, restBody, restEventBody, sendRest, type RestRequest } from './http.js';
+import { isObject, openEventStream, restBody, restEventBody, sendRest, type RestRequest } from './http.js';
 import type { StreamItem, Transport, TransportCall, TransportContext } from './transport.js';
 import { v03CallOf, v03Result, v03StreamItems } from './v03Translate.js';
 
@@ -90,7 +90,7 @@ export class Rest03Transport implements Transport {
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
     const res = await sendRest(this.context.fetch, this.base, { call, request: requestOf(v03CallOf(call), 'text/event-stream') });
-    await openRestStream(res, errorOf);
+    await openEventStream(res, errorOf);
     return v03StreamItems(res, { decode: (sse) => streamEventFromProto03(restEventBody(sse, { errorOf, status: res.status })), limits: this.context });
   }
 }

@@ -4,17 +4,17 @@
  * fields leave the request, the rest goes in the JSON body (POST) or the query string
  * (GET/DELETE, REST-03/04). Errors are google.rpc.Status bodies (fromRestError).
  *
- * The plumbing (`sendRest`, `restBody`, `openRestStream`, `restEventBody` in http.ts) is shared
+ * The plumbing (`sendRest`, `restBody`, `openEventStream`, `restEventBody` in http.ts) is shared
  * with the A2A 0.3 REST transport (rest03Transport.ts), which differs in paths, payloads and
  * error bodies only.
  */
-import { fromRestError, type RestErrorBody } from '../bindings/rest/errors.js';
+import { fromRestError, type RestErrorBody } from '../bindings/rest/errorBody.js';
 import { REST_ROUTES, type RestRoute } from '../bindings/rest/routes.js';
 import { invalidField } from '../protocol/errors.js';
 import type { OperationName, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { A2AClientError } from './errors.js';
 import { checkEvent } from './responses.js';
-import { A2A_JSON, isObject, openRestStream, restBody, restEventBody, sendRest, streamItems, type RestRequest } from './http.js';
+import { A2A_JSON, isObject, openEventStream, restBody, restEventBody, sendRest, streamItems, type RestRequest } from './http.js';
 import type { StreamItem, Transport, TransportCall, TransportContext, TransportFactory } from './transport.js';
 import { withV03 } from './dualVersion.js';
 
@@ -66,7 +66,7 @@ class RestTransport implements Transport {
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
     const res = await sendRest(this.context.fetch, this.base, { call, request: requestOf(call, 'text/event-stream') });
-    await openRestStream(res, errorOf);
+    await openEventStream(res, errorOf);
     return streamItems(res, (sse) => checkEvent(restEventBody(sse, { errorOf, status: res.status })), this.context);
   }
 }

@@ -7,7 +7,8 @@
  * lets our own client restore the exact error, and read both forms back.
  */
 import type { A2AError, A2AErrorReason, FieldViolation } from '../protocol/errors.js';
-import { ERROR_TABLE, errorFromDetails, isKnownReason, reasonForJsonRpcCode } from '../protocol/errorTable.js';
+import { ERROR_REASONS, errorFromDetails, isKnownReason, reasonForJsonRpcCode } from '../protocol/errorReasons.js';
+import { ERROR_TABLE } from '../protocol/errorTable.js';
 import { isObj } from './read.js';
 import type { V03JsonRpcError } from './v03Types.js';
 
@@ -52,10 +53,10 @@ export function errorFromV03(input: unknown): A2AError {
   let reason: A2AErrorReason = reasonForJsonRpcCode(code) ?? 'INTERNAL';
   if (Array.isArray(error.data)) return errorFromDetails(reason, message, error.data);
   const data = isObj(error.data) ? error.data : {};
-  if (typeof data.reason === 'string' && isKnownReason(data.reason) && ERROR_TABLE[data.reason].jsonRpcCode === code) reason = data.reason;
+  if (typeof data.reason === 'string' && isKnownReason(data.reason) && ERROR_REASONS[data.reason].jsonRpcCode === code) reason = data.reason;
   const metadata = stringMap(data.metadata);
   const fieldViolations = violations(data.fieldViolations);
-  return ERROR_TABLE[reason].create(message, {
+  return ERROR_REASONS[reason].create(message, {
     ...(metadata && Object.keys(metadata).length > 0 ? { metadata } : {}),
     ...(fieldViolations && fieldViolations.length > 0 ? { fieldViolations } : {}),
   });

@@ -1,24 +1,7 @@
-import {
-  A2A_ERROR_DOMAIN,
-  A2AError,
-  ContentTypeNotSupportedError,
-  ExtendedAgentCardNotConfiguredError,
-  ExtensionSupportRequiredError,
-  InternalError,
-  InvalidAgentResponseError,
-  InvalidParamsError,
-  InvalidRequestError,
-  MethodNotFoundError,
-  ParseError,
-  PayloadTooLargeError,
-  PushNotificationNotSupportedError,
-  TaskNotCancelableError,
-  TaskNotFoundError,
-  UnsupportedOperationError,
-  VersionNotSupportedError,
-  type A2AErrorOptions,
-  type A2AErrorReason,
-} from './errors.js';
+import { A2A_ERROR_DOMAIN, type A2AError, type A2AErrorReason } from './errors.js';
+import { ERROR_REASONS, type ErrorReason } from './errorReasons.js';
+
+export { errorFromDetails, isKnownReason, reasonForJsonRpcCode } from './errorReasons.js';
 
 export type GrpcStatusName =
   | 'OK'
@@ -59,57 +42,50 @@ export const GRPC_STATUS_CODES: Record<GrpcStatusName, number> = {
   UNAUTHENTICATED: 16,
 };
 
-export interface ErrorRow {
-  jsonRpcCode: number;
+export interface ErrorRow extends ErrorReason {
   httpStatus: number;
   grpcStatus: GrpcStatusName;
   /** A2A errors (the spec's table) carry ErrorInfo with domain a2a-protocol.org. */
   a2a: boolean;
-  create: (message: string | undefined, options: A2AErrorOptions) => A2AError;
+}
+
+/** The statuses and domain of each reason, joined with its JSON-RPC code and class (errorReasons.ts) into ERROR_TABLE. */
+const SERVER_COLUMNS: Record<A2AErrorReason, Omit<ErrorRow, keyof ErrorReason>> = {
+  TASK_NOT_FOUND: { httpStatus: 404, grpcStatus: 'NOT_FOUND', a2a: true },
+  TASK_NOT_CANCELABLE: { httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION', a2a: true },
+  PUSH_NOTIFICATION_NOT_SUPPORTED: { httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION', a2a: true },
+  UNSUPPORTED_OPERATION: { httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION', a2a: true },
+  CONTENT_TYPE_NOT_SUPPORTED: { httpStatus: 400, grpcStatus: 'INVALID_ARGUMENT', a2a: true },
+  INVALID_AGENT_RESPONSE: { httpStatus: 500, grpcStatus: 'INTERNAL', a2a: true },
+  EXTENDED_AGENT_CARD_NOT_CONFIGURED: { httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION', a2a: true },
+  EXTENSION_SUPPORT_REQUIRED: { httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION', a2a: true },
+  VERSION_NOT_SUPPORTED: { httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION', a2a: true },
+  PARSE_ERROR: { httpStatus: 400, grpcStatus: 'INVALID_ARGUMENT', a2a: false },
+  INVALID_REQUEST: { httpStatus: 400, grpcStatus: 'INVALID_ARGUMENT', a2a: false },
+  METHOD_NOT_FOUND: { httpStatus: 404, grpcStatus: 'UNIMPLEMENTED', a2a: false },
+  INVALID_PARAMS: { httpStatus: 400, grpcStatus: 'INVALID_ARGUMENT', a2a: false },
+  INTERNAL: { httpStatus: 500, grpcStatus: 'INTERNAL', a2a: false },
+  PAYLOAD_TOO_LARGE: { httpStatus: 413, grpcStatus: 'RESOURCE_EXHAUSTED', a2a: false },
+  UNAUTHENTICATED: { httpStatus: 401, grpcStatus: 'UNAUTHENTICATED', a2a: false },
+  PERMISSION_DENIED: { httpStatus: 403, grpcStatus: 'PERMISSION_DENIED', a2a: false },
+  RESOURCE_EXHAUSTED: { httpStatus: 429, grpcStatus: 'RESOURCE_EXHAUSTED', a2a: false },
+  UNAVAILABLE: { httpStatus: 503, grpcStatus: 'UNAVAILABLE', a2a: false },
+};
+
+function joinColumns(): Record<A2AErrorReason, ErrorRow> {
+  const table = {} as Record<A2AErrorReason, ErrorRow>;
+  for (const [reason, row] of Object.entries(ERROR_REASONS) as [A2AErrorReason, ErrorReason][]) table[reason] = { ...row, ...SERVER_COLUMNS[reason] };
+  return table;
 }
 
 /**
  * The A2A 1.0.1 mapping (spec §5.4 / digest §3.1) plus the standard JSON-RPC errors and the
  * transport conditions. docs/errors.md is generated from, and tested against, this table.
  */
-export const ERROR_TABLE: Record<A2AErrorReason, ErrorRow> = {
-  TASK_NOT_FOUND: { jsonRpcCode: -32001, httpStatus: 404, grpcStatus: 'NOT_FOUND', a2a: true, create: (m, o) => new TaskNotFoundError(m, o) },
-  TASK_NOT_CANCELABLE: { jsonRpcCode: -32002, httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION', a2a: true, create: (m, o) => new TaskNotCancelableError(m, o) },
-  PUSH_NOTIFICATION_NOT_SUPPORTED: { jsonRpcCode: -32003, httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION', a2a: true, create: (m, o) => new PushNotificationNotSupportedError(m, o) },
-  UNSUPPORTED_OPERATION: { jsonRpcCode: -32004, httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION', a2a: true, create: (m, o) => new UnsupportedOperationError(m, o) },
-  CONTENT_TYPE_NOT_SUPPORTED: { jsonRpcCode: -32005, httpStatus: 400, grpcStatus: 'INVALID_ARGUMENT', a2a: true, create: (m, o) => new ContentTypeNotSupportedError(m, o) },
-  INVALID_AGENT_RESPONSE: { jsonRpcCode: -32006, httpStatus: 500, grpcStatus: 'INTERNAL', a2a: true, create: (m, o) => new InvalidAgentResponseError(m, o) },
-  EXTENDED_AGENT_CARD_NOT_CONFIGURED: { jsonRpcCode: -32007, httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION', a2a: true, create: (m, o) => new ExtendedAgentCardNotConfiguredError(m, o) },
-  EXTENSION_SUPPORT_REQUIRED: { jsonRpcCode: -32008, httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION', a2a: true, create: (m, o) => new ExtensionSupportRequiredError(m, o) },
-  VERSION_NOT_SUPPORTED: { jsonRpcCode: -32009, httpStatus: 400, grpcStatus: 'FAILED_PRECONDITION', a2a: true, create: (m, o) => new VersionNotSupportedError(m, o) },
-  PARSE_ERROR: { jsonRpcCode: -32700, httpStatus: 400, grpcStatus: 'INVALID_ARGUMENT', a2a: false, create: (m, o) => new ParseError(m, o) },
-  INVALID_REQUEST: { jsonRpcCode: -32600, httpStatus: 400, grpcStatus: 'INVALID_ARGUMENT', a2a: false, create: (m, o) => new InvalidRequestError(m, o) },
-  METHOD_NOT_FOUND: { jsonRpcCode: -32601, httpStatus: 404, grpcStatus: 'UNIMPLEMENTED', a2a: false, create: (m, o) => new MethodNotFoundError(m, o) },
-  INVALID_PARAMS: { jsonRpcCode: -32602, httpStatus: 400, grpcStatus: 'INVALID_ARGUMENT', a2a: false, create: (m, o) => new InvalidParamsError(m, o) },
-  INTERNAL: { jsonRpcCode: -32603, httpStatus: 500, grpcStatus: 'INTERNAL', a2a: false, create: (m, o) => new InternalError(m, o) },
-  PAYLOAD_TOO_LARGE: { jsonRpcCode: -32600, httpStatus: 413, grpcStatus: 'RESOURCE_EXHAUSTED', a2a: false, create: (m, o) => new PayloadTooLargeError(m, o) },
-  UNAUTHENTICATED: { jsonRpcCode: -32000, httpStatus: 401, grpcStatus: 'UNAUTHENTICATED', a2a: false, create: (m, o) => new A2AError('UNAUTHENTICATED', m ?? 'Unauthenticated', o) },
-  PERMISSION_DENIED: { jsonRpcCode: -32000, httpStatus: 403, grpcStatus: 'PERMISSION_DENIED', a2a: false, create: (m, o) => new A2AError('PERMISSION_DENIED', m ?? 'Permission denied', o) },
-  RESOURCE_EXHAUSTED: { jsonRpcCode: -32000, httpStatus: 429, grpcStatus: 'RESOURCE_EXHAUSTED', a2a: false, create: (m, o) => new A2AError('RESOURCE_EXHAUSTED', m ?? 'Resource exhausted', o) },
-  UNAVAILABLE: { jsonRpcCode: -32000, httpStatus: 503, grpcStatus: 'UNAVAILABLE', a2a: false, create: (m, o) => new A2AError('UNAVAILABLE', m ?? 'Unavailable', o) },
-};
+export const ERROR_TABLE: Record<A2AErrorReason, ErrorRow> = /* @__PURE__ */ joinColumns();
 
 /** The domain used in ErrorInfo for conditions that are not A2A errors. */
 export const KIT_ERROR_DOMAIN = 'a2a-kit';
-
-const REASON_BY_JSON_RPC_CODE = new Map<number, A2AErrorReason>();
-for (const [reason, row] of Object.entries(ERROR_TABLE) as [A2AErrorReason, ErrorRow][]) {
-  // First row wins, so -32600 maps back to INVALID_REQUEST and -32000 to UNAUTHENTICATED.
-  if (!REASON_BY_JSON_RPC_CODE.has(row.jsonRpcCode)) REASON_BY_JSON_RPC_CODE.set(row.jsonRpcCode, reason);
-}
-
-export function reasonForJsonRpcCode(code: number): A2AErrorReason | undefined {
-  return REASON_BY_JSON_RPC_CODE.get(code);
-}
-
-export function isKnownReason(reason: string): reason is A2AErrorReason {
-  return Object.prototype.hasOwnProperty.call(ERROR_TABLE, reason);
-}
 
 /** The google.rpc detail objects (`@type`d, ProtoJSON Any form) describing an error. */
 export function errorDetails(error: A2AError): Record<string, unknown>[] {
@@ -126,32 +102,4 @@ export function errorDetails(error: A2AError): Record<string, unknown>[] {
     details.push({ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: error.fieldViolations });
   }
   return details;
-}
-
-/** Rebuilds a typed error from a reason, message and the wire details (client side). */
-export function errorFromDetails(
-  fallback: A2AErrorReason,
-  message: string | undefined,
-  details: unknown,
-): A2AError {
-  let reason = fallback;
-  let metadata: Record<string, string> | undefined;
-  let fieldViolations: { field: string; description: string }[] | undefined;
-  if (Array.isArray(details)) {
-    for (const d of details) {
-      if (typeof d !== 'object' || d === null) continue;
-      const detail = d as Record<string, unknown>;
-      const type = detail['@type'];
-      if (type === 'type.googleapis.com/google.rpc.ErrorInfo' && typeof detail.reason === 'string') {
-        if (isKnownReason(detail.reason)) reason = detail.reason;
-        if (typeof detail.metadata === 'object' && detail.metadata !== null) metadata = detail.metadata as Record<string, string>;
-      } else if (type === 'type.googleapis.com/google.rpc.BadRequest' && Array.isArray(detail.fieldViolations)) {
-        fieldViolations = detail.fieldViolations as { field: string; description: string }[];
-      }
-    }
-  }
-  const options: A2AErrorOptions = {};
-  if (metadata) options.metadata = metadata;
-  if (fieldViolations) options.fieldViolations = fieldViolations;
-  return ERROR_TABLE[reason].create(message, options);
 }
