@@ -4,7 +4,8 @@
  * (createClient + sendStreamingMessage) stays within 13 KB min+gzip — the protobuf runtime and
  * the generated code stay out. (12 KB until 2026-12-01, when the client began checking the shape
  * of every answer, capping card and SSE event sizes and bounding auth providers by the call's
- * deadline: ~12.8 KB.)
+ * deadline: ~12.8 KB; ~12.5 KB since the server-side error columns, the card verifier's glue and
+ * the 0.3 fallback decision left the first download.)
  *
  * The budget is what a browser downloads first: bundled with code splitting (as every modern
  * bundler does for dynamic imports), the entry chunk plus the chunks it imports statically.
@@ -100,6 +101,22 @@ test('a minimal client (createClient + sendStreamingMessage): what a browser loa
   const gzipped = sum(initial);
   t.diagnostic(`initial chunks (${initial.map((c) => c.path.split('/').pop()).join(', ')}): ${initial.reduce((n, c) => n + c.code.length, 0)} bytes minified, ${gzipped} bytes min+gzip (budget ${BUDGET})`);
   assert.ok(gzipped <= BUDGET, `${gzipped} bytes min+gzip exceeds ${BUDGET}`);
+});
+
+test('AD3 the first download holds what a client runs: no server-side error columns or route compiling, no card verifier glue, no 0.3 fallback logic', async () => {
+  const { chunks, entry } = await bundle(MINIMAL);
+  const initial = reachable(chunks, [entry], ['import-statement']);
+  const inputs = initial.flatMap((c) => c.inputs);
+  for (const module of ['src/protocol/errorTable.ts', 'src/client/cardVerification.ts']) {
+    assert.ok(!inputs.includes(module), `${module} is not in the initial chunks`);
+  }
+  const code = initial.map((c) => c.code).join('\n');
+  // ERROR_TABLE's HTTP and gRPC statuses are what servers answer with; clients read the JSON-RPC code and class only.
+  assert.doesNotMatch(code, /FAILED_PRECONDITION|grpcStatus|httpStatus/, 'no server status columns');
+  // REST_ROUTES split into segments is the server's matcher; the client builds nothing at load.
+  assert.doesNotMatch(code, /segments/, 'no compiled REST routes');
+  // Card signature outcomes and where to repeat a call over 0.3 are decided in the lazily loaded chunks.
+  assert.doesNotMatch(code, /no-key-source|supportedVersions/, 'no card verifier glue, no 0.3 fallback logic');
 });
 
 test('VER-05 the A2A 0.3 translation (src/compat) is a lazily loaded chunk: not in the initial download, reachable by dynamic import', async (t) => {
