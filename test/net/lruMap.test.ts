@@ -36,3 +36,14 @@ test('bounded memory: stale entries go first when full (whatever their recency),
   assert.deepEqual([...map.keys()], ['d', 'a'], 'not full: the stale oldest (b) is dropped anyway');
   assert.throws(() => new LruMap(0), RangeError);
 });
+
+test('R25 a set on a full map looks at a few entries, not all of them: a full rate limiter costs the same per new address', () => {
+  let looks = 0;
+  const map = new LruMap<number, number>(10_000, () => (looks++, false));
+  for (let i = 0; i < 10_000; i++) map.set(i, i);
+  looks = 0;
+  map.set(10_000, 0);
+  assert.ok(looks <= 17, `${looks} entries looked at for one set`);
+  assert.equal(map.size, 10_000);
+  assert.equal(map.has(0), false, 'the least recently used went');
+});
