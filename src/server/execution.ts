@@ -19,7 +19,7 @@ import type { TaskWriter } from './taskWriter.js';
 import { followUpRefusal, type TaskLimits } from './taskLimits.js';
 import { LeaseLostError } from './leases.js';
 import { UnprocessedMessageError } from './unprocessedMessage.js';
-import { Patience, storeOutOfReach, type Deadline, type WriteDeadline } from './storePatience.js';
+import { patiently, storeOutOfReach, type Deadline, type WriteDeadline } from './storePatience.js';
 
 export type Outcome =
   | { kind: 'message'; message: Message }
@@ -229,18 +229,14 @@ export class Execution implements TaskUpdater {
   }
 
   private async recordContext(): Promise<boolean> {
-    // Outlives a short store outage as the run's writes do (R2).
-    const patience = new Patience(this.until());
-    for (;;) {
-      try {
-        await this.input.writer.store.claimContext(this.input.context.tenant, this.contextId, this.input.owner ?? '');
-        return true;
-      } catch (error) {
-        if (await patience.another(error)) continue;
-        this.report(error);
-        this.refuse(outcomeNotStored(error));
-        return false;
-      }
+    try {
+      // Outlives a short store outage as the run's writes do (R2).
+      await patiently(this.until(), () => this.input.writer.store.claimContext(this.input.context.tenant, this.contextId, this.input.owner ?? ''));
+      return true;
+    } catch (error) {
+      this.report(error);
+      this.refuse(outcomeNotStored(error));
+      return false;
     }
   }
 

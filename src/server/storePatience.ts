@@ -47,6 +47,18 @@ export class Patience {
   }
 }
 
+/** `attempt` until it succeeds, tried again (with Patience's waits) while the store is out of reach and `until` allows. */
+export async function patiently<T>(until: WriteDeadline | undefined, attempt: (retry: boolean) => Promise<T>): Promise<T> {
+  const patience = new Patience(until);
+  for (let retry = false; ; retry = true) {
+    try {
+      return await attempt(retry);
+    } catch (error) {
+      if (!(await patience.another(error))) throw error;
+    }
+  }
+}
+
 /** A deadline `ms` from now. */
 export function deadlineIn(ms: number): Deadline {
   const at = Date.now() + ms;

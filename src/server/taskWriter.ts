@@ -16,7 +16,7 @@ import type { EventBus } from './eventBus.js';
 import { VersionConflictError, appendFirstChange, type AppendInput, type CreateOptions, type MessageClaim, type StoredEvent, type TaskRecord, type TaskStore } from './stores/taskStore.js';
 import { TaskNotFoundError } from '../protocol/errors.js';
 import { taskKey } from './taskKey.js';
-import { Patience, type WriteDeadline } from './storePatience.js';
+import { Patience, patiently, type WriteDeadline } from './storePatience.js';
 import { appended } from '../stores/contract/taskRows.js';
 
 export interface TaskChange {
@@ -54,19 +54,12 @@ export class TaskWriter {
   /** Creates the task (see TaskStore.create); `until`: retry while the store cannot be reached, until then. */
   async create(tenant: string, task: Task, options: CreateOptions & { until?: WriteDeadline | undefined } = {}): Promise<TaskRecord> {
     const { until, ...create } = options;
-    const patience = new Patience(until);
-    let unsure = false;
-    for (;;) {
-      try {
-        // After a try of unknown outcome, the task as stored tells whether it was written.
-        const written = (unsure && (await this.createdBefore(tenant, task, create))) || (await this.store.create(tenant, task, create));
-        this.published(tenant, task.id, written.events);
-        return written.record;
-      } catch (error) {
-        if (!(await patience.another(error))) throw error;
-        unsure = true;
-      }
-    }
+    return patiently(until, async (retry) => {
+      // After a try of unknown outcome, the task as stored tells whether it was written.
+      const written = (retry && (await this.createdBefore(tenant, task, create))) || (await this.store.create(tenant, task, create));
+      this.published(tenant, task.id, written.events);
+      return written.record;
+    });
   }
 
   /**
