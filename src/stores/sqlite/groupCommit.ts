@@ -10,7 +10,7 @@
  * answer a retryable UNAVAILABLE (R19), which a run's writes retry (R2).
  */
 import type { Database } from 'better-sqlite3';
-import { StoreUnavailableError } from '../../protocol/errors.js';
+import { storeFailure } from './sqliteFailures.js';
 
 interface Job {
   run(): void;
@@ -63,16 +63,10 @@ export class GroupCommit {
     try {
       this.commitGroup(jobs);
     } catch (error) {
-      const failure = isBusy(error) ? StoreUnavailableError.from(error, 'The task store is locked by another process; retry later') : error;
+      const failure = storeFailure(error);
       for (const job of jobs) job.fail(failure);
       return;
     }
     for (const job of jobs) job.settle();
   }
-}
-
-/** SQLITE_BUSY (and its extended codes): the lock was still held when busy_timeout ran out. */
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }

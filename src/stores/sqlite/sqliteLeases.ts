@@ -1,26 +1,28 @@
 /**
  * The lease half of the SQLite store (sqliteStore.ts): the shared lease statements prepared on
  * the database with SQLite's dialect, and the shared leases (contract/sqlLeases.ts) running them
- * on this host's clock.
+ * on this host's clock; SQLITE_BUSY is StoreUnavailableError (sqliteFailures.ts).
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { SQLITE_LEASE_DIALECT, leaseStatements, type LeaseRow } from '../contract/leaseSql.js';
 import { SqlLeases } from '../contract/sqlLeases.js';
+import { unlessBusy } from './sqliteFailures.js';
 
 /** The leases of `db` (after its migrations ran). */
 export function sqliteLeases(db: Db): SqlLeases {
   const sql = leaseStatements({ prefix: '', ...SQLITE_LEASE_DIALECT });
   const lease = Object.fromEntries(Object.entries(sql).map(([name, text]) => [name, db.prepare(text)])) as Record<keyof typeof sql, Statement<unknown[]>>;
   return new SqlLeases({
-    run: async (name, params) => lease[name].run(params).changes,
-    renew: async (params) => lease.renew.all(params) as Array<{ tenant: string; task_id: string }>,
+    run: async (name, params) => unlessBusy(() => lease[name].run(params).changes),
+    renew: async (params) => unlessBusy(() => lease.renew.all(params) as Array<{ tenant: string; task_id: string }>),
     clock: leaseClock,
-    expired: async (limit) => {
-      const now = Date.now();
-      lease.dropStale.run({ now });
-      if (limit === 0) return [];
-      return lease.expired.all({ now, limit }) as LeaseRow[];
-    },
+    expired: async (limit) =>
+      unlessBusy(() => {
+        const now = Date.now();
+        lease.dropStale.run({ now });
+        if (limit === 0) return [];
+        return lease.expired.all({ now, limit }) as LeaseRow[];
+      }),
   });
 }
 

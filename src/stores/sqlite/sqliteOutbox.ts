@@ -1,11 +1,13 @@
 /**
  * The push half of the SQLite store (sqliteStore.ts): the shared push statements prepared on the
  * database, and the shared outbox (contract/sqlOutbox.ts) running them, its claim and config
- * deletion and its limited config put each one IMMEDIATE transaction.
+ * deletion and its limited config put each one IMMEDIATE transaction; SQLITE_BUSY is
+ * StoreUnavailableError (sqliteFailures.ts).
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { pushStatements, type DeliveryRow, type PushStatementName } from '../contract/pushSql.js';
 import { SqlOutbox } from '../contract/sqlOutbox.js';
+import { unlessBusy } from './sqliteFailures.js';
 
 export type PushStatements = Record<PushStatementName, Statement<unknown[]>>;
 
@@ -31,14 +33,15 @@ export function sqliteOutbox(db: Db, push: PushStatements): SqlOutbox {
     return push.putConfigIfRoom.run(params).changes > 0;
   }).immediate;
   return new SqlOutbox({
-    run: async <R>(name: PushStatementName, params: Record<string, unknown>): Promise<R[]> => {
-      const statement = push[name];
-      if (statement.reader) return statement.all(params) as R[];
-      statement.run(params);
-      return [];
-    },
-    claim: async (options) => claim(options),
-    deleteConfig: async (params) => deleteConfig(params),
-    putConfigIfRoom: async (params) => putConfigIfRoom(params),
+    run: async <R>(name: PushStatementName, params: Record<string, unknown>): Promise<R[]> =>
+      unlessBusy(() => {
+        const statement = push[name];
+        if (statement.reader) return statement.all(params) as R[];
+        statement.run(params);
+        return [];
+      }),
+    claim: async (options) => unlessBusy(() => claim(options)),
+    deleteConfig: async (params) => unlessBusy(() => deleteConfig(params)),
+    putConfigIfRoom: async (params) => unlessBusy(() => putConfigIfRoom(params)),
   });
 }
