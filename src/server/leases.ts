@@ -9,7 +9,7 @@
  * R3 (one executor per task at a time): a held lease that a renewal did not extend (another
  * instance took it over: this one was paused, say) or whose last successful renewal is a TTL
  * old (the database unreachable) is lost — `hooks.lost` aborts its run, and `holds()` turns
- * false, which the run's writes check before each write (Execution.fence).
+ * false, which the run's writes check before each write (RunUpdater.fence).
  */
 import { LeaseLostError, type Lease, type LeaseStore } from './stores/leaseStore.js';
 
