@@ -8,19 +8,16 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { verifyAgentCardSignature } from '@a2a-js/sdk';
 import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { DefaultAgentCardResolver as DefaultAgentCardResolver03 } from 'a2a-sdk-03/client';
-import { importJWK } from 'jose';
 import type { AgentCardSignature } from '../../src/protocol/types.js';
-import { CardSignatureError, base64UrlEncode, verifyAgentCard, type Jwks } from '../../src/signing/cardSignature.js';
-import { canonicalize } from '../../src/signing/jcs.js';
+import type { Jwks } from '../../src/signing/cardSignature.js';
 import { runToExit, startServe } from '../cli/cliHelpers.js';
 import { leaves, mutate } from './fixtures/realisticCard.js';
+import { verifiersFor, type Card } from './fixtures/verifiers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'a2a-card-variants-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -28,9 +25,7 @@ const generated = await runToExit(['keys', 'generate', '--out', dir, '--json']);
 assert.equal(generated.code, 0, generated.stderr);
 const keys = JSON.parse(generated.stdout) as { kid: string; privateKey: string; jwks: string };
 const jwks = JSON.parse(readFileSync(keys.jwks, 'utf8')) as Jwks;
-const publicKey: KeyObject = createPublicKey({ key: jwks.keys[0] as JsonWebKey, format: 'jwk' });
-
-type Card = Record<string, unknown> & { signatures?: AgentCardSignature[] };
+const { ours, officialSdk, v03Verifier } = verifiersFor(jwks);
 
 /** The 0.3 members the hybrid card adds to the 1.0 card (src/compat/card03.ts). */
 const V03_ONLY = ['protocolVersion', 'url', 'preferredTransport', 'additionalInterfaces', 'supportsAuthenticatedExtendedCard', 'security'];
@@ -39,43 +34,6 @@ async function cardFor(url: string, version: string | undefined): Promise<Card> 
   const res = await fetch(url, version === undefined ? {} : { headers: { 'A2A-Version': version } });
   assert.equal(res.status, 200);
   return (await res.json()) as Card;
-}
-
-/** Our verifier (the form by the card's shape: a hybrid card is read as the 1.0 card it is). */
-async function ours(card: Card): Promise<string> {
-  try {
-    await verifyAgentCard(card, { jwks, requireSignature: true });
-    return 'verified';
-  } catch (error) {
-    assert.ok(CardSignatureError.is(error), String(error));
-    return error.reason;
-  }
-}
-
-/** The official @a2a-js/sdk 1.x verifier (1.0 form through its own schema; no 0.3 support). */
-async function officialSdk(card: Card): Promise<boolean> {
-  const key = (await importJWK(jwks.keys[0] as Parameters<typeof importJWK>[0], 'ES256')) as CryptoKey;
-  // It logs every entry that does not verify with console.debug.
-  const debug = console.debug;
-  console.debug = () => {};
-  try {
-    await verifyAgentCardSignature(async () => key)(card as never);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    console.debug = debug;
-  }
-}
-
-/**
- * A 0.3 verifier as the 0.3 specification words it, written here without our verifier: one
- * signature over JCS(the whole card without `signatures`) must verify (node:crypto).
- */
-function v03Verifier(card: Card): boolean {
-  const { signatures = [], ...unsigned } = card;
-  const payload = base64UrlEncode(new TextEncoder().encode(canonicalize(unsigned)));
-  return signatures.some((s) => verify('sha256', Buffer.from(`${s.protected}.${payload}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(s.signature, 'base64url')));
 }
 
 const { proc, urls } = await startServe(['--sign-key', keys.privateKey]);
