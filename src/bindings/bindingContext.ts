@@ -4,6 +4,7 @@
  */
 import type { AuthInput, Authenticator } from '../auth/authConfig.js';
 import { authenticateCall } from './authenticateCall.js';
+import { V03CardForms } from '../compat/card03.js';
 import { detectVersion, type Dialect } from '../compat/detect.js';
 import { toA2AError, type A2AError } from '../protocol/errors.js';
 import {
@@ -39,6 +40,8 @@ export class BindingContext {
    * VersionNotSupportedError as a 1.0-only server would answer.
    */
   readonly compat03: boolean;
+  /** The 0.3 form of the extended card answered to 0.3 calls (default: derived per call, unsigned). */
+  readonly v03Cards: V03CardForms;
   private readonly headerCache = new Map<Readonly<Record<string, string>>, Map<string, Readonly<Record<string, string>>>>();
   /**
    * CACHE-06 / §13.3: caching headers of a GetExtendedAgentCard answer. The card is per caller,
@@ -53,6 +56,7 @@ export class BindingContext {
     onError?: ErrorHook | undefined;
     authenticator?: Authenticator | undefined;
     compat03?: boolean | undefined;
+    v03Cards?: V03CardForms | undefined;
     /** Seconds a caller may keep its extended card (default 300). */
     cardMaxAgeSeconds?: number | undefined;
     /** Request headers besides Authorization that carry credentials (API keys): the extended card varies with them. */
@@ -64,6 +68,7 @@ export class BindingContext {
     this.onError = options.onError;
     this.authenticator = options.authenticator;
     this.compat03 = options.compat03 ?? true;
+    this.v03Cards = options.v03Cards ?? new V03CardForms();
     this.extendedCardHeaders = Object.freeze({
       'cache-control': `private, max-age=${options.cardMaxAgeSeconds ?? 300}`,
       vary: ['Authorization', ...(options.credentialHeaders ?? [])].join(', '),

@@ -6,7 +6,6 @@
  * of 1.0 calls: push config list without paging (every page collected) and push config get
  * without a config id (the config stored under the task id, else the first one).
  */
-import { agentCardForV03 } from '../compat/card03.js';
 import { V03_METHODS } from '../compat/methods.js';
 import { requestToV10 } from '../compat/requests.js';
 import { resultToV03, selectV03DefaultPushConfig } from '../compat/results.js';
@@ -34,8 +33,11 @@ export interface V03Request {
   params: unknown;
 }
 
-/** What the 0.3 calls need of a binding: the request handler (JSON-RPC, REST and gRPC pass theirs). */
-export type V03Binding = Pick<BindingContext, 'handler'>;
+/**
+ * What the 0.3 calls need of a binding: the request handler, and the 0.3 forms of its cards (the
+ * signed ones when the server signs its cards). JSON-RPC, REST and gRPC pass theirs.
+ */
+export type V03Binding = Pick<BindingContext, 'handler' | 'v03Cards'>;
 
 /** The bindings that answer 0.3 requests on the same URL as 1.0 (advertised on the 0.3 card). */
 export const V03_SERVED_BINDINGS: readonly string[] = ['JSONRPC', 'HTTP+JSON'];
@@ -64,7 +66,7 @@ export async function unaryV03(binding: V03Binding, call: V03Request, ctx: CallC
     case 'tasks/pushNotificationConfig/get':
       return resultToV03(call.method, await getPushConfig(binding, { request: request as OperationRequests['getTaskPushNotificationConfig'], params: call.params }, ctx));
     case 'agent/getAuthenticatedExtendedCard':
-      return agentCardForV03((await handler.unary('getExtendedAgentCard', request, ctx)) as AgentCard, { bindings: V03_SERVED_BINDINGS });
+      return binding.v03Cards.of((await handler.unary('getExtendedAgentCard', request, ctx)) as AgentCard);
     default: {
       const result = await handler.unary(operation as UnaryOperationName, request, ctx);
       return resultToV03(call.method as Exclude<V03Method, 'message/stream' | 'tasks/resubscribe'>, result as never);
@@ -73,7 +75,7 @@ export async function unaryV03(binding: V03Binding, call: V03Request, ctx: CallC
 }
 
 /** Starts a streaming 0.3 call; translate its items with `streamItemToV03`. */
-export async function streamV03(binding: V03Binding, call: V03Request, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
+export async function streamV03(binding: Pick<V03Binding, 'handler'>, call: V03Request, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
   const { operation, request } = requestToV10(call.method, call.params);
   return binding.handler.stream(operation as StreamingOperationName, request, ctx);
 }

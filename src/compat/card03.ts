@@ -18,7 +18,9 @@
  * (`signCardVariants`, what serveAgent's `signCard` does): the 0.3 card over its 0.3 form, the
  * hybrid card twice per key (its 1.0 form for 1.0 verifiers, the whole card for 0.3 verifiers).
  * The responses differ by A2A-Version: the route must send `Vary: A2A-Version` and an ETag per
- * variant.
+ * variant. The cards a 0.3 client gets from a call — the extended card, the 0.3 gRPC
+ * GetAgentCard answer — are the `V03CardForms` of the server's cards, signed the same way
+ * (`signV03CardForms`).
  */
 import { parseVersion, VERSION_HEADER } from '../protocol/serviceParams.js';
 import type { CardSigner } from '../signing/cardSigner.js';
@@ -140,8 +142,57 @@ export interface V03CardVariants {
 /**
  * The 0.3 and hybrid cards of `card`, each signed by `sign` over its own JSON (SIGN-09): the 0.3
  * card over the 0.3 form, the hybrid card over both forms (signAgentCard picks them by shape).
- * Called once when the route is built (serveAgent with `signCard`), never per request.
+ * Called once when the route is built (serveAgent with `signCard`), never per request. Given
+ * `V03CardForms` that hold the card's signed 0.3 form (`signV03CardForms`), that one is used, so
+ * the well-known 0.3 card and the 0.3 gRPC GetAgentCard answer carry the same signature.
  */
-export async function signCardVariants(card: AgentCard, sign: CardSigner, options: V03CardOptions = {}): Promise<V03CardVariants> {
-  return { '0.3': await sign(agentCardForV03(card, options)), hybrid: await sign(hybridAgentCard(card, options)) };
+export async function signCardVariants(card: AgentCard, sign: CardSigner, options: V03CardOptions | V03CardForms = {}): Promise<V03CardVariants> {
+  const forms = options instanceof V03CardForms ? options : await signV03CardForms([card], sign, options);
+  return { '0.3': forms.of(card), hybrid: await sign(hybridAgentCard(card, forms.options)) };
+}
+
+/**
+ * The 0.3 form of each card a server answers a 0.3 card call with: the extended card of
+ * `agent/getAuthenticatedExtendedCard` (JSON-RPC) and `GET /v1/card` (REST), and the card of the
+ * 0.3 gRPC `GetAgentCard` (the extended card, else the public one). Forms prepared beforehand —
+ * signed, by `signV03CardForms` — are looked up by the 1.0 card's content (a tenant router copies
+ * the cards it is given); any other card's form is derived per call, unsigned (an extended card
+ * built per caller, say). SIGN-09: a 1.0 card's signatures do not cover its 0.3 form.
+ */
+export class V03CardForms {
+  readonly #prepared = new Map<string, V03AgentCard>();
+
+  constructor(readonly options: V03CardFormOptions = {}) {}
+
+  /** The 0.3 form of `card`: the one prepared for it, else `agentCardForV03` (unsigned). */
+  of(card: AgentCard): V03AgentCard {
+    return this.#prepared.get(JSON.stringify(card)) ?? agentCardForV03(card, this.options);
+  }
+
+  /** Serve `form` as the 0.3 form of `card`. */
+  prepare(card: AgentCard, form: V03AgentCard): this {
+    this.#prepared.set(JSON.stringify(card), form);
+    return this;
+  }
+}
+
+export interface V03CardFormOptions extends V03CardOptions {
+  /**
+   * The card as the binding's wire delivers it to the client, which is what a signature must
+   * cover (default: unchanged — JSON carries every member). The 0.3 gRPC service passes
+   * `agentCardOverGrpc03`: its proto drops some members.
+   */
+  carried?: (card: V03AgentCard) => V03AgentCard;
+}
+
+/**
+ * The 0.3 forms of `cards` (a server's public and extended cards, each tenant's), each signed by
+ * `sign` over its own JSON as the wire carries it (SIGN-09), once: what serveAgent with
+ * `signCard` builds at start.
+ */
+export async function signV03CardForms(cards: readonly AgentCard[], sign: CardSigner, options: V03CardFormOptions = {}): Promise<V03CardForms> {
+  const forms = new V03CardForms(options);
+  const carried = options.carried ?? ((card: V03AgentCard) => card);
+  for (const card of cards) forms.prepare(card, await sign(carried(agentCardForV03(card, options))));
+  return forms;
 }

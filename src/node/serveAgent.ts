@@ -11,7 +11,7 @@ import { TenantRouter, checkSameSecurity, checkTenantName } from '../server/tena
 import { AGENT_CARD_PATH } from '../server/agentCardRoute.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { HttpRoute } from '../server/http/extraRoutes.js';
-import { signCardVariants } from '../compat/card03.js';
+import { signCardVariants, signV03CardForms, type V03CardFormOptions, type V03CardForms } from '../compat/card03.js';
 import type { CardSigner } from '../signing/cardSigner.js';
 import type { RunningGrpcServer } from '../bindings/grpc/listener.js';
 import { serve, type RunningServer, type ServeOptions } from './serve.js';
@@ -48,7 +48,9 @@ export interface ServeAgentBaseOptions extends ServeOptions {
   /**
    * Signs the final cards (with their interfaces) before they are served, e.g. `signCardWith(keyFile)`
    * from a2a-kit/node: the card, the extended card, and the 0.3 and hybrid cards served to 0.3
-   * clients (each over its own JSON; see CardSigner). Once, at start.
+   * clients — the well-known ones, the 0.3 extended card (JSON-RPC `agent/getAuthenticatedExtendedCard`,
+   * REST `GET /v1/card`) and the 0.3 gRPC GetAgentCard answer, each tenant's too (each over its
+   * own JSON; see CardSigner). Once, at start.
    */
   signCard?: CardSigner;
 }
@@ -97,6 +99,11 @@ async function finalCards(agent: AgentDefinition, urls: InterfaceUrls, sign: Ser
   return { executor: agent.executor, card, ...(extendedCard ? { extendedCard } : {}), ...(agent.resumable ? { resumable: true } : {}) };
 }
 
+/** The public card and the extended card, if any. */
+function cardsOf(agent: { card: AgentCard; extendedCard?: AgentCard }): AgentCard[] {
+  return agent.extendedCard ? [agent.card, agent.extendedCard] : [agent.card];
+}
+
 export function serveAgent(options: ServeAgentOptions): Promise<RunningAgent>;
 export function serveAgent(options: ServeTenantsOptions): Promise<RunningTenants>;
 export async function serveAgent(options: ServeAgentOptions | ServeTenantsOptions): Promise<RunningAgent<RequestHandlerLike> | RunningTenants> {
@@ -139,11 +146,14 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   // A2A 0.3 clients are served on every binding unless `handler.compat03` is false (--no-compat).
   const compat03 = options.handler?.compat03 !== false;
   let v03CardBindings: readonly string[] | undefined;
+  let grpcCardForms: V03CardFormOptions | undefined;
+  // The 0.3 gRPC GetAgentCard's signed cards, made with the others below.
+  const grpcSigned: { v03Cards?: V03CardForms } = {};
   if (options.grpc) {
     // Loaded only when asked for: @grpc/grpc-js is an optional dependency.
     const { serveGrpc } = await import('../bindings/grpc/listener.js');
     // The 0.3 gRPC service is served too: the 0.3 and hybrid cards list its interface.
-    if (compat03) v03CardBindings = (await import('../bindings/grpc/v03Service.js')).V03_GRPC_CARD_BINDINGS;
+    if (compat03) ({ V03_GRPC_CARD_BINDINGS: v03CardBindings, GRPC03_CARD_FORMS: grpcCardForms } = await import('../bindings/grpc/v03Service.js'));
     try {
       // The gRPC binding calls unary/stream/agentCard/drain, which a TenantRouter has too.
       grpc = await serveGrpc(() => (ref.handler as A2AHandler<RequestHandlerLike>).requestHandler as A2ARequestHandler, {
@@ -154,6 +164,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
         compat03,
         // The card's security is enforced by the same authenticator as over HTTP.
         auth: () => ref.handler?.authenticator,
+        v03Cards: () => grpcSigned.v03Cards,
         ...(options.tls ? { tls: options.tls } : {}),
         ...(options.grpc.maxMessageBytes ? { maxMessageBytes: options.grpc.maxMessageBytes } : {}),
         ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
@@ -180,16 +191,26 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   };
   let handler: A2AHandler<RequestHandlerLike>;
   try {
+    // The 0.3 forms of the cards for 0.3 card calls (SIGN-09: each signed over its own JSON as
+    // the wire carries it, here, once): JSON-RPC and REST, and the 0.3 gRPC service.
+    const signV03 = async (cards: AgentCard[]): Promise<{ v03Cards?: V03CardForms }> => {
+      if (!options.signCard || !compat03) return {};
+      if (grpcCardForms) grpcSigned.v03Cards = await signV03CardForms(cards, options.signCard, grpcCardForms);
+      return { v03Cards: await signV03CardForms(cards, options.signCard, v03CardBindings ? { bindings: v03CardBindings } : {}) };
+    };
     if (tenants) {
-      const defined: Record<string, AgentDefinition> = {};
+      const defined: Record<string, AgentDefinition & { card: AgentCard; extendedCard?: AgentCard }> = {};
       for (const [name, agent] of Object.entries(tenants.tenants)) defined[name] = await finalCards(agent, { ...urls, tenant: name }, options.signCard);
-      handler = createA2AHandler({ ...common, tenants: defined, ...(tenants.defaultTenant !== undefined ? { defaultTenant: tenants.defaultTenant } : {}) });
+      const forms = await signV03(Object.values(defined).flatMap(cardsOf));
+      handler = createA2AHandler({ ...common, ...forms, tenants: defined, ...(tenants.defaultTenant !== undefined ? { defaultTenant: tenants.defaultTenant } : {}) });
     } else {
       const agent = await finalCards((options as ServeAgentOptions).agent, urls, options.signCard);
-      // The 0.3 and hybrid cards get their own signatures (SIGN-09), made here once.
-      const v03CardVariants = options.signCard && compat03 ? await signCardVariants(agent.card, options.signCard, v03CardBindings ? { bindings: v03CardBindings } : {}) : undefined;
+      const { v03Cards } = await signV03(cardsOf(agent));
+      // The hybrid card gets its own signatures too; the well-known 0.3 card is the signed form.
+      const v03CardVariants = options.signCard && v03Cards ? await signCardVariants(agent.card, options.signCard, v03Cards) : undefined;
       handler = createA2AHandler({
         ...common,
+        ...(v03Cards ? { v03Cards } : {}),
         ...(v03CardVariants ? { v03CardVariants } : {}),
         ...(agent.resumable ? { resumable: true } : {}),
         agentCard: agent.card,

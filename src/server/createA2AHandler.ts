@@ -12,7 +12,7 @@ import { readCappedBytes } from '../net/cappedRead.js';
 import { PayloadTooLargeError } from '../protocol/errors.js';
 import { PROTOCOL_VERSION } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
-import type { V03CardVariants } from '../compat/card03.js';
+import { V03CardForms, type V03CardVariants } from '../compat/card03.js';
 import { AGENT_CARD_PATH, createAgentCardRoute, createVersionedCardRoute, type CardRouteOptions } from './agentCardRoute.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './http/httpTypes.js';
 import { routeTable, type HttpRoute } from './http/extraRoutes.js';
@@ -77,6 +77,13 @@ export interface HttpBindingOptions {
    * signs the card. Default: derived from the agent card, unsigned (CardRouteOptions.v03Variants).
    */
   v03CardVariants?: V03CardVariants;
+  /**
+   * The 0.3 form of the extended card answered to 0.3 clients (`agent/getAuthenticatedExtendedCard`,
+   * REST `GET /v1/card`) — signed, by `signV03CardForms` (src/compat/card03.ts) with the same
+   * bindings; serveAgent sets it when it signs the cards, for every tenant's cards. Default:
+   * derived per call from the 1.0 card, unsigned.
+   */
+  v03Cards?: V03CardForms;
 }
 
 /** One agent: its card and executor (the classic form). */
@@ -100,6 +107,8 @@ export interface A2AHandler<H extends RequestHandlerLike = A2ARequestHandler> ex
   readonly agentCard: AgentCard;
   /** The card's security enforcement (shared with a gRPC listener on the same handler). */
   readonly authenticator: Authenticator | undefined;
+  /** The 0.3 forms of the cards answered to 0.3 card calls (shared with a gRPC listener's 0.3 service). */
+  readonly v03Cards: V03CardForms;
 }
 
 export const DEFAULT_JSONRPC_PATH = '/a2a/jsonrpc';
@@ -151,6 +160,7 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
   const authenticator = handlerAuthenticator(agentCard, options.auth);
   requireExtendedCardAuth({ servesExtendedCard: 'servesExtendedCard' in requestHandler && requestHandler.servesExtendedCard === true, card: agentCard }, options.auth);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const v03Cards = options.v03Cards ?? new V03CardForms(options.v03CardBindings ? { bindings: options.v03CardBindings } : {});
   const binding = new BindingContext({
     // The bindings only call unary/stream/agentCard (TenantRouter has them too).
     handler: requestHandler as A2ARequestHandler,
@@ -163,6 +173,7 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
     onError: options.onError ?? logError,
     authenticator,
     compat03: options.compat03 !== false,
+    v03Cards,
     cardMaxAgeSeconds: options.cardMaxAgeSeconds,
     credentialHeaders: apiKeyHeaders(agentCard),
   });
@@ -216,6 +227,7 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
     requestHandler,
     agentCard,
     authenticator,
+    v03Cards,
     handle,
     async fetch(request: Request): Promise<Response> {
       const res = await handle(fromFetchRequest(request));

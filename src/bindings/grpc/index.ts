@@ -15,7 +15,8 @@ export { STATUS_DETAILS_KEY, decodeStatus, encodeStatus, fromGrpcError, toGrpcEr
 export type { DecodedStatus, GrpcErrorStatus } from './errors.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHODS, GRPC_SERVICE_NAME, LAST_EVENT_ID_KEY } from './codec.js';
 export type { GrpcMethod } from './codec.js';
-export { createGrpc03Service, V03_GRPC_CARD_BINDINGS } from './v03Service.js';
+export { createGrpc03Service, GRPC03_CARD_FORMS, V03_GRPC_CARD_BINDINGS } from './v03Service.js';
+export type { Grpc03ServiceOptions } from './v03Service.js';
 export { grpc03Transport } from './v03Client.js';
 export type { Grpc03TransportFactory } from './v03Client.js';
 export { GRPC03_METHODS, GRPC03_SERVICE_NAME } from './v03Codec.js';

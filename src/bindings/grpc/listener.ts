@@ -6,10 +6,10 @@
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './codec.js';
-import { createGrpcService, resolver, type GrpcServiceOptions, type HandlerSource } from './server.js';
-import { createGrpc03Service } from './v03Service.js';
+import { createGrpcService, resolver, type HandlerSource } from './server.js';
+import { createGrpc03Service, type Grpc03ServiceOptions } from './v03Service.js';
 
-export interface ServeGrpcOptions extends GrpcServiceOptions {
+export interface ServeGrpcOptions extends Grpc03ServiceOptions {
   /** Default 0 (a free port). */
   port?: number;
   /** Default 127.0.0.1. */

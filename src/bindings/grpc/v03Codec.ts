@@ -21,10 +21,11 @@ import {
   unaryResultToProto03,
 } from '../../compat/protoJson03.js';
 import { isObj, type Obj } from '../../compat/read.js';
-import type { V03MessageSendParams, V03Method, V03TaskPushNotificationConfig } from '../../compat/v03Types.js';
+import type { V03AgentCard, V03MessageSendParams, V03Method, V03TaskPushNotificationConfig } from '../../compat/v03Types.js';
 import { A2AService as A2AService03 } from '../../gen/v03/a2a_pb.js';
 import { invalidField } from '../../protocol/errors.js';
 import type { JsonObject } from '../../protocol/types.js';
+import { jsonToBinary, responseToJson } from './codec.js';
 
 export interface Grpc03Method {
   /** The proto rpc name, e.g. TaskSubscription. */
@@ -163,4 +164,16 @@ export function resultFromGrpc03(method: V03Method, json: unknown): unknown {
     default:
       return null;
   }
+}
+
+/**
+ * The 0.3 card as a 0.3 gRPC client receives it from GetAgentCard: through the 0.3 proto, which
+ * has no `iconUrl` and cannot tell a member at its default (`false`, `""`, `0`) from an absent
+ * one, and back as our 0.3 gRPC client reads it. A signature served over gRPC must cover this
+ * form (SIGN-09), not the JSON card it came from.
+ */
+export function agentCardOverGrpc03(card: V03AgentCard): V03AgentCard {
+  const rpc = GRPC03_METHOD_BY_V03.get('agent/getAuthenticatedExtendedCard') as Grpc03Method;
+  const bytes = jsonToBinary(rpc.output, resultToGrpc03(rpc.method, card));
+  return resultFromGrpc03(rpc.method, responseToJson(rpc.output, bytes)) as V03AgentCard;
 }

@@ -13,14 +13,15 @@
  *  - TaskSubscription to a task in a terminal state answers that task and completes (0.3 proto
  *    comment, and what the 0.3 JS SDK does), where 1.0 answers UnsupportedOperation;
  *  - GetAgentCard answers the extended card when the agent declares one (the 0.3 JS SDK serves
- *    `getAuthenticatedExtendedAgentCard` there), else the public card, both as 0.3 cards.
+ *    `getAuthenticatedExtendedAgentCard` there), else the public card, both as 0.3 cards: the
+ *    forms of `options.v03Cards` (signed ones, when serveAgent signs its cards; SIGN-09).
  */
-import { agentCardForV03 } from '../../compat/card03.js';
+import { V03CardForms, type V03CardFormOptions } from '../../compat/card03.js';
 import { streamEventToProto03 } from '../../compat/protoJson03.js';
 import { requestToV10 } from '../../compat/requests.js';
 import { A2AError } from '../../protocol/errors.js';
 import { isTerminalState } from '../../protocol/taskStates.js';
-import type { AgentCard, Task } from '../../protocol/types.js';
+import type { Task } from '../../protocol/types.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
 import { singleItem, type StreamItem } from '../../server/taskStream.js';
 import { V03_SERVED_BINDINGS, streamItemToV03, streamV03, unaryV03, v03Operation } from '../compat03.js';
@@ -36,10 +37,13 @@ import {
   type GrpcServiceOptions,
   type HandlerSource,
 } from './server.js';
-import { GRPC03_METHODS, paramsFromGrpc03, resultToGrpc03, type Grpc03Method } from './v03Codec.js';
+import { GRPC03_METHODS, agentCardOverGrpc03, paramsFromGrpc03, resultToGrpc03, type Grpc03Method } from './v03Codec.js';
 
 /** The bindings whose 1.0 endpoints also answer 0.3 when the 0.3 gRPC service is served (advertised on 0.3 cards). */
 export const V03_GRPC_CARD_BINDINGS: readonly string[] = [...V03_SERVED_BINDINGS, 'GRPC'];
+
+/** How GetAgentCard's 0.3 cards are made: listing the 0.3 gRPC interface, signed (when they are) as the 0.3 proto carries them. */
+export const GRPC03_CARD_FORMS: V03CardFormOptions = { bindings: V03_GRPC_CARD_BINDINGS, carried: agentCardOverGrpc03 };
 
 /** The 0.3 JS SDK's gRPC status codes where they differ from the 1.0 table. */
 const V03_STATUS_CODES: GrpcStatusOverrides = {
@@ -47,30 +51,37 @@ const V03_STATUS_CODES: GrpcStatusOverrides = {
   UNSUPPORTED_OPERATION: 'UNIMPLEMENTED',
 };
 
-/** The 0.3 service over the handler (`serveGrpc` adds it unless `compat03: false`). */
-export function createGrpc03Service(source: HandlerSource, options: GrpcServiceOptions = {}): GrpcService {
-  return createServiceOver(source, { rpcs: GRPC03_METHODS.map(rpcOf), supportedVersions: ['0.3'], statusCodes: V03_STATUS_CODES }, options);
+export interface Grpc03ServiceOptions extends GrpcServiceOptions {
+  /**
+   * The 0.3 forms of the cards GetAgentCard answers — signed: `signV03CardForms(cards, sign,
+   * GRPC03_CARD_FORMS)` —, or a function returning them when they are made after the listener
+   * (serveAgent). Default: derived per call, unsigned, listing the JSON-RPC, HTTP+JSON and gRPC
+   * 0.3 interfaces.
+   */
+  v03Cards?: V03CardForms | (() => V03CardForms | undefined);
 }
 
-function rpcOf(method: Grpc03Method): GrpcRpc {
+/** The 0.3 service over the handler (`serveGrpc` adds it unless `compat03: false`). */
+export function createGrpc03Service(source: HandlerSource, options: Grpc03ServiceOptions = {}): GrpcService {
+  const derived = new V03CardForms(GRPC03_CARD_FORMS);
+  const given = options.v03Cards;
+  const forms = typeof given === 'function' ? () => given() ?? derived : () => given ?? derived;
+  return createServiceOver(source, { rpcs: GRPC03_METHODS.map((method) => rpcOf(method, forms)), supportedVersions: ['0.3'], statusCodes: V03_STATUS_CODES }, options);
+}
+
+function rpcOf(method: Grpc03Method, forms: () => V03CardForms): GrpcRpc {
   const rpc: GrpcRpc = { key: method.key, rpc: method.rpc, path: method.path, streaming: method.streaming, operation: v03Operation(method.method) };
   if (method.streaming) rpc.stream = (call) => stream03(method, call);
-  else rpc.unary = (call) => unary03(method, call);
+  else rpc.unary = (call) => unary03(method, call, forms());
   return rpc;
 }
 
-async function unary03(method: Grpc03Method, { handler, request, ctx }: GrpcRpcCall): Promise<Buffer> {
+async function unary03(method: Grpc03Method, { handler, request, ctx }: GrpcRpcCall, v03Cards: V03CardForms): Promise<Buffer> {
   const params = paramsFromGrpc03(method.method, requestToJson(method.input, request));
-  const result = method.method === 'agent/getAuthenticatedExtendedCard' ? await agentCard03(handler, ctx) : await unaryV03({ handler }, { method: method.method, params }, ctx);
+  // GetAgentCard is the extended card's method (authenticated like GetExtendedAgentCard); an agent without one answers its public card.
+  const publicCard = method.method === 'agent/getAuthenticatedExtendedCard' && handler.agentCard.capabilities.extendedAgentCard !== true;
+  const result = publicCard ? v03Cards.of(handler.agentCard) : await unaryV03({ handler, v03Cards }, { method: method.method, params }, ctx);
   return encodeResponse(method.output, resultToGrpc03(method.method, result));
-}
-
-/** The extended card when the agent declares one (it authenticates like GetExtendedAgentCard), else the public card. */
-async function agentCard03(handler: A2ARequestHandler, ctx: CallContext) {
-  const options = { bindings: V03_GRPC_CARD_BINDINGS };
-  if (handler.agentCard.capabilities.extendedAgentCard !== true) return agentCardForV03(handler.agentCard, options);
-  const { request } = requestToV10('agent/getAuthenticatedExtendedCard', undefined);
-  return agentCardForV03((await handler.unary('getExtendedAgentCard', request, ctx)) as AgentCard, options);
 }
 
 async function stream03(method: Grpc03Method, { handler, request, ctx }: GrpcRpcCall): Promise<GrpcRpcStream> {
