@@ -72,6 +72,8 @@ export class Execution extends RunUpdater {
    * undefined when the agent will not run for this message (refused, or the task ended first).
    */
   readonly begun: Promise<number | undefined>;
+  /** Settles when the run is over (the agent returned); set when the run is scheduled (startExecution). */
+  ran: Promise<unknown> | undefined;
   private resolveStarted!: (o: Outcome) => void;
   private resolveSettled!: (o: Outcome) => void;
   private resolveBegun!: (seq: number | undefined) => void;

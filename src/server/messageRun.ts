@@ -129,7 +129,7 @@ export async function startExecution(deps: MessageRunDeps, req: SendMessageReque
   // Not blocking: the message is recorded (or refused) now, whatever runs on the task.
   if (existing && call.answer !== 'settled' && !(await execution.accept())) return execution;
   // One executor per task at a time: a follow-up's run waits for the previous run to finish.
-  void deps.runner.schedule({ tenant, taskId, execution, abort: controller });
+  execution.ran = deps.runner.schedule({ tenant, taskId, execution, abort: controller });
   return execution;
 }
 

@@ -98,6 +98,15 @@ export interface RequestHandlerOptions {
    */
   maxStreamBufferBytes?: number;
   /**
+   * How long a stream stays open once its task reaches AUTH_REQUIRED, waiting for the agent to
+   * resume on a credential delivered out-of-band (§7.6.1, AUTHZ-03; digest decision A2). Any
+   * event ends the wait; none within it ends the stream as at any interrupted state. A
+   * SendStreamingMessage stream also ends as soon as its own run is over (the agent returned).
+   * Default 0: streams end at AUTH_REQUIRED at once. A2A 0.3 streams always do (their
+   * `final: true` says so).
+   */
+  authRequiredStreamMs?: number;
+  /**
    * Called with agent and internal failures, and with what the failure concerned (ErrorContext:
    * operation, task and context ids, tenant; never request bodies or headers). Default: logError,
    * the error with its stack on console.error; `() => {}` silences it.
@@ -294,7 +303,7 @@ export class A2ARequestHandler {
     const historyLength = req.configuration?.historyLength;
     const duplicate = await duplicateOf(this.runDeps, req, { wait: false, owner: ownerOf(ctx) });
     // R4: a retried stream follows the task its first delivery started, from its current snapshot.
-    if (duplicate) return this.openStream({ tenant, taskId: duplicate.task.id, start: 'snapshot', historyLength });
+    if (duplicate) return this.openStream({ tenant, taskId: duplicate.task.id, start: 'snapshot', historyLength }, ctx);
     const execution = await startExecution(this.runDeps, req, { ctx, answer: 'stream' });
     const first = await execution.started;
     if (first.kind === 'refused') throw first.error;
@@ -303,32 +312,36 @@ export class A2ARequestHandler {
       // STREAM-03: a follow-up stream starts at once with the Task as this message left it (the
       // message in its history), then the task's events, however fast the agent is. Its run may
       // wait for an earlier one: an interrupted state that earlier run writes does not end it.
-      return this.openStream({ tenant, taskId: execution.taskId, start: { record: first.record }, historyLength, runBegun: execution.begun });
+      return this.openStream({ tenant, taskId: execution.taskId, start: { record: first.record }, historyLength, runBegun: execution.begun, runEnded: execution.ran }, ctx);
     }
     // A concurrent duplicate answers with the first delivery's task, not the id it was given.
-    if (first.record.task.id !== execution.taskId) return this.openStream({ tenant, taskId: first.record.task.id, start: 'snapshot', historyLength });
-    return this.openStream({ tenant, taskId: execution.taskId, start: 0, historyLength });
+    if (first.record.task.id !== execution.taskId) return this.openStream({ tenant, taskId: first.record.task.id, start: 'snapshot', historyLength }, ctx);
+    return this.openStream({ tenant, taskId: execution.taskId, start: 0, historyLength, runEnded: execution.ran }, ctx);
   }
 
   private async subscribeToTask(req: SubscribeToTaskRequest, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     const tenant = req.tenant ?? '';
     const record = await requireTask(this.store, { tenant, id: req.id }, ownerOf(ctx));
-    if (ctx.lastEventId !== undefined) return this.openStream({ tenant, taskId: req.id, start: ctx.lastEventId });
+    if (ctx.lastEventId !== undefined) return this.openStream({ tenant, taskId: req.id, start: ctx.lastEventId }, ctx);
     if (isTerminalState(record.task.status.state)) {
       throw new UnsupportedOperationError(`Task ${req.id} is in a terminal state and cannot be subscribed to`, { metadata: { taskId: req.id } });
     }
-    return this.openStream({ tenant, taskId: req.id, start: 'snapshot' });
+    return this.openStream({ tenant, taskId: req.id, start: 'snapshot' }, ctx);
   }
 
   private openStream(
-    target: Pick<TaskStreamOptions, 'tenant' | 'taskId' | 'start' | 'historyLength' | 'runBegun'>,
+    target: Pick<TaskStreamOptions, 'tenant' | 'taskId' | 'start' | 'historyLength' | 'runBegun' | 'runEnded'>,
+    ctx: CallContext,
   ): AsyncIterable<StreamItem> {
+    const { authRequiredStreamMs } = this.options;
     return readTaskStream({
       store: this.store,
       bus: this.bus,
       ...target,
       ...(this.options.maxStreamBuffer ? { maxBuffered: this.options.maxStreamBuffer } : {}),
       ...(this.options.maxStreamBufferBytes ? { maxBufferedBytes: this.options.maxStreamBufferBytes } : {}),
+      // A2: open at AUTH_REQUIRED for a while; not for 0.3 clients, told `final: true` there.
+      ...(authRequiredStreamMs && ctx.protocolVersion !== '0.3' ? { authRequiredMs: authRequiredStreamMs } : {}),
     });
   }
 

@@ -10,12 +10,18 @@
  * hundreds of MiB alive for a reader that does not read. The grace is for readers that do read:
  * an agent writes a burst of large chunks faster than any socket carries them, and a reader
  * that keeps up works off such a burst within it. A stream over its byte bound is the only one
- * with a timer of its own.
+ * with a timer of its own, besides one waiting at AUTH_REQUIRED.
+ *
+ * At AUTH_REQUIRED a stream may stay open for `authRequiredMs` (decision A2, §7.6.1 / AUTHZ-03):
+ * an agent waiting for a credential delivered out-of-band resumes on its own, and the stream
+ * delivers the resumption. Any event ends that window (one that leaves the task in AUTH_REQUIRED,
+ * an artifact say, starts a new one); none within it, or the end of the stream's own run, ends
+ * the stream as it would have ended at once without the window.
  *
  * A push stream (./pushStream.ts): the bus subscription wakes it and it hands events straight
  * to its sink, so an idle stream is this object, its subscription and an empty buffer (R9).
  */
-import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
+import { isFinalForNow, isInterruptedState, isTerminalState } from '../protocol/taskStates.js';
 import type { StreamResponse, Task, TaskState } from '../protocol/types.js';
 import type { EventBus } from './eventBus.js';
 import { PushStream, type StreamSink } from './pushStream.js';
@@ -56,6 +62,16 @@ export interface TaskStreamOptions {
    * end the stream; undefined: the run does not happen, and any interrupted state ends it.
    */
   runBegun?: Promise<number | undefined> | undefined;
+  /**
+   * A2 / AUTHZ-03: how long the stream stays open at AUTH_REQUIRED waiting for the next event (an
+   * agent resuming on an out-of-band credential); 0 or undefined: it ends there at once.
+   */
+  authRequiredMs?: number | undefined;
+  /**
+   * Settles when the run of the stream's own message is over (the agent returned): at
+   * AUTH_REQUIRED nothing more is coming from it, so the stream ends without waiting out the window.
+   */
+  runEnded?: Promise<unknown> | undefined;
 }
 
 export function stateAfter(event: StreamResponse): TaskState | undefined {
@@ -72,6 +88,8 @@ const DEFAULT_MAX_BUFFERED = 10_000;
 export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** How long more than `maxBufferedBytes` may wait for a consumer before it is dropped. */
 export const SLOW_CONSUMER_GRACE_MS = 2_000;
+/** setTimeout's longest delay (a longer one fires at once). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 class TaskStream extends PushStream<StreamItem> {
   private sink: StreamSink<StreamItem> | undefined;
@@ -99,6 +117,14 @@ class TaskStream extends PushStream<StreamItem> {
   private done = false;
   /** Known once `runBegun` settled (see TaskStreamOptions). */
   private begunAt: { seq: number | undefined } | undefined;
+  /**
+   * Open at AUTH_REQUIRED (A2): the window's timer while it runs; 'lapsed' once it passed (or the
+   * run ended) with nothing delivered, so the stream ends when caught up.
+   */
+  private authWait: ReturnType<typeof setTimeout> | 'lapsed' | undefined;
+  /** `runEnded` is being watched / has settled. */
+  private runWatched = false;
+  private runOver = false;
 
   constructor(private readonly options: TaskStreamOptions) {
     super();
@@ -142,13 +168,17 @@ class TaskStream extends PushStream<StreamItem> {
       // A snapshot of a task that is terminal, or waiting for input (A2, C12), is all there is for
       // now. A follow-up's record may still show the state its message is answering: that goes on.
       const state = record.task.status.state;
-      if (start === 'snapshot' ? isFinalForNow(state) : isTerminalState(state)) this.end();
+      if (isTerminalState(state)) this.end();
+      else if (start === 'snapshot' && isInterruptedState(state)) this.interrupted(state);
     } else {
       // Resuming after Last-Event-ID (R7): replay what followed; a task that is terminal, or
       // waiting for the client (A2, C12), ends the stream once its last event is delivered,
       // instead of waiting for events that cannot come (or only come for a new message).
+      // At AUTH_REQUIRED with a window (A2), it waits for the next event instead.
       this.lastSeq = Math.min(start, record.seq);
-      if (isFinalForNow(record.task.status.state)) this.endSeq = record.seq;
+      const state = record.task.status.state;
+      if (this.waitsAt(state)) this.awaitAuth();
+      else if (isFinalForNow(state)) this.endSeq = record.seq;
     }
     if (this.done) return;
     // Replay from the log whatever happened before the subscription caught up.
@@ -247,8 +277,9 @@ class TaskStream extends PushStream<StreamItem> {
         if (!item) {
           if (this.pending.length > 0) this.clearPending();
           this.head = 0;
-          // Caught up with a resumed task that was terminal or interrupted, and no further.
-          if (this.lastSeq === this.endSeq) this.end();
+          // Caught up with a resumed task that was terminal or interrupted, and no further; or
+          // nothing came in AUTH_REQUIRED's window.
+          if (this.lastSeq === this.endSeq || this.authWait === 'lapsed') this.end();
           return;
         }
         if (item.seq <= this.lastSeq) {
@@ -265,6 +296,8 @@ class TaskStream extends PushStream<StreamItem> {
         this.deliver({ event: 'task' in item.event ? { task: this.shape(item.event.task) } : item.event, seq: item.seq });
         const state = stateAfter(item.event);
         if (state !== undefined) this.endAfter(state, item.seq);
+        // An event that leaves the task in AUTH_REQUIRED (an artifact): the window starts over.
+        else if (this.authWait !== undefined) this.awaitAuth();
       }
     } finally {
       this.pumping = false;
@@ -273,18 +306,66 @@ class TaskStream extends PushStream<StreamItem> {
 
   /** Ends the stream after a terminal or interrupted `state` delivered at `seq` (STREAM-04). */
   private endAfter(state: TaskState, seq: number): void {
+    if (this.authWait !== undefined) this.stopAwaitingAuth();
     if (!isFinalForNow(state)) return;
-    if (isTerminalState(state) || !this.options.runBegun) this.end();
-    else this.endIfOwnRun(seq, this.options.runBegun);
+    if (isTerminalState(state)) this.end();
+    else if (!this.options.runBegun) this.interrupted(state);
+    else this.endIfOwnRun({ state, seq }, this.options.runBegun);
+  }
+
+  /** At an interrupted `state`: the end, or at AUTH_REQUIRED with a window, a wait for the next event (A2). */
+  private interrupted(state: TaskState): void {
+    if (this.waitsAt(state)) this.awaitAuth();
+    else this.end();
+  }
+
+  private waitsAt(state: TaskState): boolean {
+    return state === 'TASK_STATE_AUTH_REQUIRED' && (this.options.authRequiredMs ?? 0) > 0;
+  }
+
+  /**
+   * Waits up to `authRequiredMs` for an event after AUTH_REQUIRED (AUTHZ-03); at once lapsed when
+   * the stream's own run is over (nothing more comes from it).
+   */
+  private awaitAuth(): void {
+    this.stopAwaitingAuth();
+    const { runEnded } = this.options;
+    if (runEnded && !this.runWatched) {
+      this.runWatched = true;
+      const over = (): void => {
+        this.runOver = true;
+        if (this.authWait !== undefined) this.lapse();
+      };
+      runEnded.then(over, over);
+    }
+    if (this.runOver) {
+      this.lapse();
+      return;
+    }
+    this.authWait = setTimeout(() => this.lapse(), Math.min(this.options.authRequiredMs ?? 0, MAX_TIMER_MS));
+    this.authWait.unref?.();
+  }
+
+  /** Nothing came in the window: the stream ends once what is pending is delivered. */
+  private lapse(): void {
+    this.stopAwaitingAuth();
+    if (this.done) return;
+    this.authWait = 'lapsed';
+    this.pump();
+  }
+
+  private stopAwaitingAuth(): void {
+    if (this.authWait !== 'lapsed') clearTimeout(this.authWait);
+    this.authWait = undefined;
   }
 
   /**
    * An interrupted state at `seq` on a follow-up's stream ends it only if the follow-up's run
    * wrote it (or will not run); until that run has begun, delivery waits.
    */
-  private endIfOwnRun(seq: number, runBegun: Promise<number | undefined>): void {
+  private endIfOwnRun(at: { state: TaskState; seq: number }, runBegun: Promise<number | undefined>): void {
     const decide = (begunAt: { seq: number | undefined }): void => {
-      if (begunAt.seq === undefined || seq > begunAt.seq) this.end();
+      if (begunAt.seq === undefined || at.seq > begunAt.seq) this.interrupted(at.state);
     };
     if (this.begunAt) {
       decide(this.begunAt);
@@ -364,6 +445,7 @@ class TaskStream extends PushStream<StreamItem> {
   }
 
   private release(): void {
+    if (this.authWait !== undefined) this.stopAwaitingAuth();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.clearPending();
