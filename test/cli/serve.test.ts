@@ -180,6 +180,18 @@ describe('a2a serve --max-history-messages / --max-history-chars', () => {
   });
 });
 
+describe('a2a serve --auth-required-stream-ms', () => {
+  test('AUTHZ-03 A2 a stream stays open at AUTH_REQUIRED and follows the out-of-band resumption to COMPLETED; a bad value exits 2', async () => {
+    const urls = await serveWith(['--agent', './test/cli/fixtures/outOfBandAuthAgent.ts', '--auth-required-stream-ms', '5000']);
+    const res = await fetch(`${urls.rest}/message:stream`, { method: 'POST', headers: { ...V, accept: 'text/event-stream' }, body: JSON.stringify({ message: message('calendar') }) });
+    const states = [...(await res.text()).matchAll(/"state":"TASK_STATE_(\w+)"/g)].map((m) => m[1]);
+    assert.deepEqual(states.slice(-3), ['AUTH_REQUIRED', 'WORKING', 'COMPLETED']);
+    const bad = await runToExit(['serve', '--store', 'memory', '--port', '0', '--auth-required-stream-ms', 'soon']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--auth-required-stream-ms must be an integer from 0/);
+  });
+});
+
 describe('a2a serve --agent', () => {
   test('an agent that throws: stderr names the task and context and carries the stack', async () => {
     const { proc, urls } = await startServe(['--agent', 'conformance']);

@@ -71,6 +71,9 @@ Options:
                       is refused with 429 / RESOURCE_EXHAUSTED, nothing is dropped
   --max-history-chars N
                       most characters of JSON content in a task's history (default 16777216)
+  --auth-required-stream-ms N
+                      keep streams open up to N ms at AUTH_REQUIRED, for an agent that resumes
+                      on a credential delivered out-of-band (default 0: they end there)
   --lease-ttl-ms N    PostgreSQL: how long a task's run is owned without renewal; after an
                       instance dies, another takes its tasks over within about this (default 15000)
   --push-max-attempts N
@@ -124,6 +127,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'max-tasks-per-context': { type: 'string' },
       'max-history-messages': { type: 'string' },
       'max-history-chars': { type: 'string' },
+      'auth-required-stream-ms': { type: 'string' },
       'push-backoff-ms': { type: 'string' },
       'sign-key': { type: 'string' },
       'sign-kid': { type: 'string' },
@@ -154,6 +158,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const leaseTtlMs = intOption(values['lease-ttl-ms'], '--lease-ttl-ms', { min: 100 });
   const abuseLimits = abuseLimitOptions(values);
   const historyLimits = historyLimitOptions(values);
+  const authRequiredStreamMs = intOption(values['auth-required-stream-ms'], '--auth-required-stream-ms', { min: 0, max: 2_147_483_647 });
   if (!values['sign-key'] && (values['sign-kid'] || values['sign-jku'])) throw new UsageError('--sign-kid and --sign-jku need --sign-key');
   const signCard = values['sign-key'] ? await cardSigner(values['sign-key'], { kid: values['sign-kid'], jku: values['sign-jku'] }) : undefined;
   if (values.agent !== undefined && values.tenants !== undefined) throw new UsageError('--agent and --tenants exclude each other');
@@ -199,6 +204,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         push,
         ...(maxBody ? { maxBodyBytes: maxBody } : {}),
         ...(historyLimits ? { limits: historyLimits } : {}),
+        ...(authRequiredStreamMs ? { authRequiredStreamMs } : {}),
         ...(auth ? { auth: auth.config } : {}),
         ...compatOption(values['no-compat']),
       },
