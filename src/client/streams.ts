@@ -97,7 +97,9 @@ function seqOf(id: string | undefined): number | undefined {
  * resubscribed stream that opens with a task snapshot numbered at or below the last id seen
  * comes from a server that numbers each connection's events (Last-Event-ID is no part of A2A,
  * SSE-07): its ids are no cursor, and it is read as a stream without ids. A task that became
- * terminal meanwhile (resubscribe refused, LIFE-04) ends with its GetTask snapshot.
+ * terminal meanwhile (resubscribe refused, LIFE-04) ends with its GetTask snapshot. A stream
+ * ends at an interrupted state, except one dropped at AUTH_REQUIRED: it is resubscribed once, as
+ * the agent may resume on its own (AUTHZ-06), and ends there if the server closes it again.
  */
 export async function* resumableStream(source: ResumableSource): AsyncGenerator<StreamResponse> {
   const assembler = new TaskAssembler();
@@ -134,9 +136,13 @@ export async function* resumableStream(source: ResumableSource): AsyncGenerator<
       if (!A2AClientError.is(error, 'NETWORK')) throw error;
       cause = error;
     }
-    if (assembler.settled) return;
+    // A drop while the task waits for an out-of-band credential is resumed: the server may keep
+    // streams open at AUTH_REQUIRED and deliver the resumption (decision A2). A clean end is not.
+    const waitsForAuth = cause !== undefined && !assembler.message && assembler.task?.status.state === 'TASK_STATE_AUTH_REQUIRED';
+    if (assembler.settled && !waitsForAuth) return;
     const taskId = assembler.task?.id;
     if (options === false || !taskId || failures >= (options.retries ?? 5)) {
+      if (assembler.settled) return;
       throw new A2AClientError('STREAM_CLOSED', 'The stream ended before the task reached a terminal or interrupted state', { cause });
     }
     await sleep(Math.min(options.maxDelayMs ?? 5_000, (options.delayMs ?? 250) * 2 ** failures++), source.signal);

@@ -94,9 +94,9 @@ export interface CuttingProxy {
 /**
  * A loopback TCP proxy in front of `targetUrl`. Once a response on a connection turns out to
  * be an event stream, the connection is destroyed after `cutAfterBytes` further bytes (mid-event,
- * usually), at most `maxCuts` times in all.
+ * usually), or right after the first chunk containing `cutAfterText`, at most `maxCuts` times in all.
  */
-export async function startCuttingProxy(targetUrl: string, options: { cutAfterBytes: number; maxCuts: number }): Promise<CuttingProxy> {
+export async function startCuttingProxy(targetUrl: string, options: { cutAfterBytes: number; maxCuts: number; cutAfterText?: string }): Promise<CuttingProxy> {
   const target = new URL(targetUrl);
   let cuts = 0;
   const sockets = new Set<Socket>();
@@ -115,6 +115,12 @@ export async function startCuttingProxy(targetUrl: string, options: { cutAfterBy
       if (!streaming && d.toString('latin1').toLowerCase().includes('content-type: text/event-stream')) streaming = true;
       if (!streaming || cuts >= options.maxCuts) {
         client.write(d);
+        return;
+      }
+      if (options.cutAfterText !== undefined) {
+        const seen = d.toString('latin1').includes(options.cutAfterText);
+        if (seen) cuts++;
+        client.write(d, seen ? destroy : undefined);
         return;
       }
       const room = options.cutAfterBytes - sent;

@@ -16,6 +16,7 @@ import {
   type StreamResponse,
   type Task,
 } from '../../src/client/index.js';
+import type { AgentExecutor } from '../../src/server/agentExecutor.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { BINDINGS, collect, hook, mapBody, record, startCuttingProxy, trace, type CuttingProxy, type Seen } from './helpers.js';
 
@@ -219,6 +220,31 @@ for (const binding of BINDINGS) {
         assert.equal(last.task.artifacts?.[0]?.parts.length, 10);
       } finally {
         undo();
+      }
+    });
+
+    test('AUTHZ-06 / A2: a stream dropped at AUTH_REQUIRED is resumed and follows the agent that resumes on its own; one ended there cleanly is not', async () => {
+      const agent: AgentExecutor = {
+        async execute(_ctx, task) {
+          await task.requireAuth('Sign in out of band');
+          await new Promise((r) => setTimeout(r, 300));
+          await task.startWork('signed in');
+          await task.complete('done');
+        },
+      };
+      const waiting = await startServer({ executor: agent, handler: { authRequiredStreamMs: 10_000 } });
+      const closing = await startServer({ executor: agent });
+      const proxy = await startCuttingProxy(waiting.url, { cutAfterBytes: 0, maxCuts: 1, cutAfterText: 'TASK_STATE_AUTH_REQUIRED' });
+      try {
+        const client = await createClient(viaProxy(waiting.card, waiting, proxy), { bindings: [binding], resume: { delayMs: 10 } });
+        const events = await collect(client.streamText('calendar'));
+        assert.equal(proxy.cuts, 1);
+        assert.equal(trace(events).at(-1), 'status:COMPLETED');
+        const ended = await collect((await createClient(closing.card, { bindings: [binding] })).streamText('calendar'));
+        assert.equal(trace(ended).at(-1), 'status:AUTH_REQUIRED', 'a server that closes at AUTH_REQUIRED: the stream ends there');
+      } finally {
+        await proxy.close();
+        await Promise.all([waiting.close(), closing.close()]);
       }
     });
 
