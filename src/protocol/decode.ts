@@ -11,7 +11,7 @@ import { ScalarType, getOption, type DescEnum, type DescField, type DescMessage 
 import { FieldBehavior, field_behavior } from '../gen/google/api/field_behavior_pb.js';
 import { InvalidParamsError, type FieldViolation } from './errors.js';
 import { protoInt32 } from './protoNumber.js';
-import { parseTimestamp } from './timestamp.js';
+import { parseTimestamp, utcTimestamp } from './timestamp.js';
 
 export interface DecodeLimits {
   /** Most elements in any repeated field (parts, history, extensions...). */
@@ -298,7 +298,7 @@ class Decoder {
     const t = typeof value === 'string' ? parseTimestamp(value) : undefined;
     if (t === undefined) return this.fail('must be an RFC 3339 timestamp');
     const v = value as string;
-    return v.endsWith('Z') || v.endsWith('z') ? v.toUpperCase() : new Date(t.seconds * 1000 + Math.floor(t.nanos / 1e6)).toISOString();
+    return v.endsWith('Z') || v.endsWith('z') ? v.toUpperCase() : utcTimestamp(t);
   }
 
   /**

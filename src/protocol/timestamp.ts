@@ -61,3 +61,24 @@ export function parseTimestamp(s: string): { seconds: number; nanos: number } | 
   }
   return { seconds: daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset, nanos };
 }
+
+/**
+ * `t` in UTC as `YYYY-MM-DDTHH:mm:ss.sss[…]Z`: the milliseconds always, the digits below them
+ * only when they are not zero (a bound such as `.680999` must not become `.680`, LIST-07).
+ */
+export function utcTimestamp(t: { seconds: number; nanos: number }): string {
+  const iso = new Date(t.seconds * 1000 + Math.floor(t.nanos / 1e6)).toISOString();
+  const below = t.nanos % 1e6;
+  return below === 0 ? iso : `${iso.slice(0, -1)}${String(below).padStart(6, '0').replace(/0+$/, '')}Z`;
+}
+
+/**
+ * The instant of `value` in milliseconds since the epoch, rounded UP when it has digits below the
+ * millisecond. Stored status timestamps have millisecond precision, so one is ≥ `value` exactly
+ * when it is ≥ this (LIST-07's inclusive bound); Date.parse would round down and let `.680` pass
+ * a bound of `.680999`. Text that is not RFC 3339 falls back to Date.parse (NaN when unparseable).
+ */
+export function millisRoundedUp(value: string): number {
+  const t = parseTimestamp(value);
+  return t === undefined ? Date.parse(value) : t.seconds * 1000 + Math.ceil(t.nanos / 1e6);
+}

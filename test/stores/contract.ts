@@ -329,6 +329,21 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       assert.deepEqual(await list({ status: 'TASK_STATE_WORKING', statusTimestampAfter: ts(2.5) }), ['t3']);
     });
 
+    storeTest('LIST-07 / JSON-04: statusTimestampAfter is compared at full precision, not cut to milliseconds', async ({ store }) => {
+      // Stored status timestamps have millisecond precision; the bound may have up to nanoseconds.
+      await store.create('', makeTask('at4', { at: 4 }));
+      await store.create('', makeTask('at4.001', { at: 4.001 }));
+      const list = async (statusTimestampAfter: string) => ids((await store.list({ tenant: '', pageSize: 100, statusTimestampAfter })).records);
+      const at4 = ts(4).slice(0, -1); // 2025-01-01T00:00:04.000
+      for (const below of ['999', '5', '000001']) {
+        assert.deepEqual(await list(`${at4}${below}Z`), ['at4.001'], `.000${below} is after .000`);
+      }
+      assert.deepEqual(await list('2025-01-01T01:00:04.000999+01:00'), ['at4.001'], 'with a zone offset');
+      assert.deepEqual(await list(`${at4}000Z`), ['at4.001', 'at4'], 'zeros below the millisecond change nothing');
+      assert.deepEqual(await list(`${ts(4.001).slice(0, -1)}000000Z`), ['at4.001'], 'inclusive at full precision');
+      assert.deepEqual(await list(`${ts(4.001).slice(0, -1)}000001Z`), []);
+    });
+
     storeTest('list pagination: every task exactly once, in order; totalSize on every page; hasMore only before the last', async ({ store }) => {
       // 23 tasks, several sharing a timestamp so the id tie-break crosses page boundaries.
       const expected: string[] = [];

@@ -4,6 +4,7 @@
  */
 import type { StreamResponse, Task } from '../../protocol/types.js';
 import { isTerminalState } from '../../protocol/taskStates.js';
+import { millisRoundedUp } from '../../protocol/timestamp.js';
 import { taskKey as key } from '../taskKey.js';
 import { MemoryOutbox } from './memoryOutbox.js';
 import { purgeMemory, type ContextOwner } from './memoryRetention.js';
@@ -275,13 +276,14 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
 
   async list(query: ListQuery): Promise<ListResult> {
     const matches: TaskRecord[] = [];
+    const since = query.statusTimestampAfter === undefined ? undefined : millisRoundedUp(query.statusTimestampAfter);
     for (const { record } of this.entries.values()) {
       if (record.tenant !== query.tenant) continue;
       if (query.owner !== undefined && record.owner !== query.owner) continue;
       const t = record.task;
       if (query.contextId !== undefined && t.contextId !== query.contextId) continue;
       if (query.status !== undefined && t.status.state !== query.status) continue;
-      if (query.statusTimestampAfter !== undefined && Date.parse(statusTime(t)) < Date.parse(query.statusTimestampAfter)) continue;
+      if (since !== undefined && Date.parse(statusTime(t)) < since) continue;
       matches.push(record);
     }
     matches.sort(compareRecords);

@@ -5,6 +5,7 @@
  * JavaScript string order for the ISO-8601 UTC timestamps the server writes.
  */
 import type { Task } from '../../protocol/types.js';
+import { millisRoundedUp } from '../../protocol/timestamp.js';
 import { statusTime, type ListQuery } from '../../server/stores/taskStore.js';
 
 /** States after which a task never changes (LIFE-01); retention purges only these. */
@@ -15,11 +16,15 @@ export const TERMINAL_STATES = ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TA
  * the value came in (`…Z`, `…+01:00`, no milliseconds). Unparseable text is kept as is.
  */
 export function canonicalTime(value: string): string {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) return value;
+  return canonicalMillis(Date.parse(value), value);
+}
+
+/** `ms` as `YYYY-MM-DDTHH:mm:ss.sssZ`, or `raw` when `ms` is NaN or out of that form's range. */
+function canonicalMillis(ms: number, raw: string): string {
+  if (Number.isNaN(ms)) return raw;
   const iso = new Date(ms).toISOString();
   // Years outside 0000–9999 get a sign and six digits, which would sort wrongly: keep those raw.
-  return iso.length === 24 ? iso : value;
+  return iso.length === 24 ? iso : raw;
 }
 
 export interface TaskColumns {
@@ -55,8 +60,10 @@ export function listFilter(query: ListQuery): ListFilter {
   if (query.owner !== undefined) filter.owner = query.owner;
   if (query.contextId !== undefined) filter.contextId = query.contextId;
   if (query.status !== undefined) filter.state = query.status;
-  if (query.statusTimestampAfter !== undefined && !Number.isNaN(Date.parse(query.statusTimestampAfter))) {
-    filter.since = canonicalTime(query.statusTimestampAfter);
+  if (query.statusTimestampAfter !== undefined) {
+    // Rounded up to the millisecond the stored timestamps have: `.680` is before `.680999` (LIST-07).
+    const since = millisRoundedUp(query.statusTimestampAfter);
+    if (!Number.isNaN(since)) filter.since = canonicalMillis(since, query.statusTimestampAfter);
   }
   if (query.after) filter.after = { timestamp: canonicalTime(query.after.timestamp), id: query.after.id };
   return filter;

@@ -54,6 +54,19 @@ export function listScenarios(env: ScenarioEnv): void {
       assert.deepEqual(ids(ok(await env.b.call('listTasks', { contextId: c, statusTimestampAfter: later }))), [newest.id]);
     });
 
+    test('LIST-07 JSON-04 statusTimestampAfter keeps its digits below the millisecond', async () => {
+      const c = uid('ctx-ns');
+      const [older, newer] = await create(c, ['hi 1', 'hi 2']);
+      const at: string = older.status.timestamp;
+      assert.match(at, /\.\d{3}Z$/, 'stored status timestamps have millisecond precision');
+      assert.ok(Date.parse(newer.status.timestamp) > Date.parse(at), 'test setup: distinct timestamps');
+      // .sss999 and .sss000100 (gRPC: nanos …000100) are after .sss: the older task is left out.
+      for (const bound of [at.replace('Z', '999Z'), at.replace('Z', '0001Z'), at.replace('Z', '000100+00:00')]) {
+        assert.deepEqual(ids(ok(await env.b.call('listTasks', { contextId: c, statusTimestampAfter: bound }))), [newer.id], bound);
+      }
+      assert.deepEqual(ids(ok(await env.b.call('listTasks', { contextId: c, statusTimestampAfter: at.replace('Z', '000000Z') }))), [newer.id, older.id]);
+    });
+
     test('LIST-02 LIST-03 pageSize 2 pages through every task exactly once', async () => {
       const c = uid('ctx-page');
       const created = await create(c, ['hi 1', 'hi 2', 'hi 3', 'hi 4', 'hi 5']);
