@@ -12,6 +12,7 @@ import { FieldBehavior, field_behavior } from '../src/gen/google/api/field_behav
 import type { HttpRule } from '../src/gen/google/api/http_pb.js';
 import { REST_ROUTES, matchRoute, type RestRoute } from '../src/bindings/rest/routes.js';
 import { createA2AHandler } from '../src/server/createA2AHandler.js';
+import { RESERVED_TENANT_NAMES, isReservedTenantName } from '../src/protocol/tenantNames.js';
 import type { OperationName } from '../src/protocol/types.js';
 
 interface ProtoBinding {
@@ -155,6 +156,16 @@ test('TENANT-08: literal first segments are routes, not tenants', () => {
   assert.equal(matchRoute('GET', ['acme']).kind, 'notFound');
   assert.equal(matchRoute('GET', ['acme', 'nothing']).kind, 'notFound');
   assert.equal(matchRoute('GET', []).kind, 'notFound');
+});
+
+test('TENANT-08: every literal first segment of a route is a reserved tenant name (one list for routing and for requests)', () => {
+  const firsts = new Set(REST_ROUTES.map((r) => r.pattern.split('/')[1] as string).filter((s) => !s.startsWith('{')));
+  assert.deepEqual([...firsts].sort(), ['extendedAgentCard', 'message:send', 'message:stream', 'tasks']);
+  for (const literal of firsts) assert.ok(RESERVED_TENANT_NAMES.includes(literal), literal);
+  for (const name of [...RESERVED_TENANT_NAMES, '.', '..']) assert.equal(isReservedTenantName(name), true, name);
+  for (const name of ['acme', 'Tasks', 'tasks2', 'a.b', '']) assert.equal(isReservedTenantName(name), false, name);
+  // A reserved name is never taken as a /{tenant} prefix.
+  assert.equal(matchRoute('GET', ['.well-known', 'tasks']).kind, 'notFound');
 });
 
 test(':verb suffixes: tasks/abc:cancel, :subscribe, and ids that merely contain a colon', () => {

@@ -6,6 +6,7 @@
 import type { DescMessage } from '@bufbuild/protobuf';
 import { A2AService } from '../gen/a2a_pb.js';
 import { decodeMessage, type DecodeLimits } from './decode.js';
+import { RESERVED_TENANT_PROBLEM, isReservedTenantName } from './tenantNames.js';
 import type { OperationName, OperationRequests } from './types.js';
 
 export interface OperationInfo {
@@ -42,6 +43,19 @@ function checkSendMessage(r: OperationRequests['sendMessage'], fail: Fail): void
   }
 }
 
+/**
+ * Every operation's checks: a `tenant` the HTTP+JSON binding could not address is refused on
+ * every binding (TENANT-08), whether or not the server hosts tenants, so no task is created that
+ * REST can never reach. An absent or empty tenant costs one falsy test.
+ */
+function checksOf<K extends OperationName>(op: K): (value: OperationRequests[K], fail: Fail) => void {
+  const own = CHECKS[op] as ((value: OperationRequests[K], fail: Fail) => void) | undefined;
+  return (value, fail) => {
+    if (value.tenant && isReservedTenantName(value.tenant)) fail('tenant', RESERVED_TENANT_PROBLEM);
+    own?.(value, fail);
+  };
+}
+
 function lowerFirst(s: string): string {
   return s.charAt(0).toLowerCase() + s.slice(1);
 }
@@ -53,6 +67,9 @@ export const OPERATIONS: ReadonlyMap<OperationName, OperationInfo> = new Map(
   }),
 );
 
+/** Each operation's checks, made once. */
+const ALL_CHECKS: ReadonlyMap<OperationName, (value: never, fail: Fail) => void> = new Map([...OPERATIONS.keys()].map((op) => [op, checksOf(op)]));
+
 const BY_RPC = new Map([...OPERATIONS.values()].map((op) => [op.rpc, op]));
 
 export function operationByRpc(rpc: string): OperationInfo | undefined {
@@ -63,6 +80,5 @@ export function operationByRpc(rpc: string): OperationInfo | undefined {
 export function decodeRequest<K extends OperationName>(op: K, input: unknown, limits?: DecodeLimits): OperationRequests[K] {
   const info = OPERATIONS.get(op);
   if (!info) throw new Error(`unknown operation ${op}`);
-  const check = CHECKS[op] as ((value: OperationRequests[K], fail: Fail) => void) | undefined;
-  return decodeMessage<OperationRequests[K]>(info.request, input, { limits, check });
+  return decodeMessage<OperationRequests[K]>(info.request, input, { limits, check: ALL_CHECKS.get(op) as (value: OperationRequests[K], fail: Fail) => void });
 }

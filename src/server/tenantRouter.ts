@@ -12,6 +12,7 @@
  * lists the tenants this server hosts.
  */
 import { invalidField } from '../protocol/errors.js';
+import { RESERVED_TENANT_NAMES, RESERVED_TENANT_PROBLEM, isReservedTenantName } from '../protocol/tenantNames.js';
 import type { AbuseLimits } from './abuseLimits.js';
 import type { AgentCard, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import type { PushRuntime, PushRuntimeFactory } from '../push/pushOptions.js';
@@ -44,15 +45,13 @@ export interface TenantRouterOptions extends Omit<RequestHandlerOptions, 'agentC
   interfaces?: Omit<InterfaceUrls, 'tenant'>;
 }
 
-/** Path segments the REST binding matches literally, which a tenant name would shadow (TENANT-08). */
-const RESERVED = new Set(['tasks', 'message:send', 'message:stream', 'extendedAgentCard', '.well-known']);
 const TENANT_NAME = /^[A-Za-z0-9._~-]{1,64}$/;
 
 /** Throws when `name` cannot be a tenant (not a plain path segment, or a reserved literal). */
 export function checkTenantName(name: string): void {
-  if (!TENANT_NAME.test(name) || name === '.' || name === '..' || RESERVED.has(name)) {
+  if (!TENANT_NAME.test(name) || isReservedTenantName(name)) {
     throw new Error(
-      `Tenant ${JSON.stringify(name)}: use 1-64 letters, digits, ".", "_", "~" or "-", and none of ${[...RESERVED].map((r) => JSON.stringify(r)).join(', ')}`,
+      `Tenant ${JSON.stringify(name)}: use 1-64 letters, digits, ".", "_", "~" or "-", other than "." and "..", and none of ${RESERVED_TENANT_NAMES.map((r) => JSON.stringify(r)).join(', ')}`,
     );
   }
 }
@@ -170,7 +169,7 @@ export class TenantRouter {
     const name = given || this.defaultTenant;
     if (!name) throw invalidField('tenant', 'is required: this server hosts several agents');
     const handler = this.handlers.get(name);
-    if (!handler) throw invalidField('tenant', 'names no agent on this server');
+    if (!handler) throw invalidField('tenant', isReservedTenantName(name) ? RESERVED_TENANT_PROBLEM : 'names no agent on this server');
     return { handler, params: given === name ? params : { ...fields, tenant: name } };
   }
 }

@@ -25,6 +25,8 @@ export interface CallOptions {
   headers?: Record<string, string | null>;
   /** Extra query parameters (e.g. A2A-Version). */
   query?: Record<string, string>;
+  /** HTTP+JSON: `tenant` stays a request field (POST body or query string) instead of the /{tenant} prefix. */
+  tenantAsField?: boolean;
 }
 
 export interface StreamOptions extends CallOptions {
@@ -267,9 +269,14 @@ function queryValue(key: string, value: unknown): string {
 
 /**
  * Maps an operation and its request message to a REST request: path fields (and a non-empty
- * `tenant` as the /{tenant} prefix) from params, the rest as query string (GET/DELETE) or body.
+ * `tenant` as the /{tenant} prefix, unless `tenantAsField`) from params, the rest as query string
+ * (GET/DELETE) or body.
  */
-export function restRequest(op: OperationName, params: Record<string, unknown>): { method: string; path: string; query: URLSearchParams; body?: string } {
+export function restRequest(
+  op: OperationName,
+  params: Record<string, unknown>,
+  options: { tenantAsField?: boolean } = {},
+): { method: string; path: string; query: URLSearchParams; body?: string } {
   const spec = REST_ROUTE_SPECS[op];
   const rest: Record<string, unknown> = { ...params };
   let path = spec.path.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -278,7 +285,7 @@ export function restRequest(op: OperationName, params: Record<string, unknown>):
     delete rest[name];
     return encodeURIComponent(value);
   });
-  if (typeof rest.tenant === 'string' && rest.tenant !== '') {
+  if (typeof rest.tenant === 'string' && rest.tenant !== '' && !options.tenantAsField) {
     path = `/${encodeURIComponent(rest.tenant)}${path}`;
     delete rest.tenant;
   }
@@ -297,7 +304,7 @@ export function restRequest(op: OperationName, params: Record<string, unknown>):
 
 export function restBinding(baseUrl: string): TestBinding {
   async function send(op: OperationName, params: object, opts: CallOptions, accept: string, controller?: AbortController) {
-    const r = restRequest(op, params as Record<string, unknown>);
+    const r = restRequest(op, params as Record<string, unknown>, { tenantAsField: opts.tenantAsField === true });
     for (const [k, v] of Object.entries(opts.query ?? {})) r.query.append(k, v);
     const qs = r.query.toString();
     return fetch(`${baseUrl}${r.path}${qs ? `?${qs}` : ''}`, {

@@ -3,6 +3,7 @@
  * Literal first segments are matched before a tenant is assumed (TENANT-08).
  * test/restRoutes.test.ts checks this table against the http options in the generated descriptor.
  */
+import { isReservedTenantName } from '../../protocol/tenantNames.js';
 import type { OperationName } from '../../protocol/types.js';
 
 export interface RestRoute {
@@ -29,8 +30,6 @@ export const REST_ROUTES: readonly RestRoute[] = [
   { op: 'deleteTaskPushNotificationConfig', method: 'DELETE', pattern: '/tasks/{taskId}/pushNotificationConfigs/{id}' },
   { op: 'getExtendedAgentCard', method: 'GET', pattern: '/extendedAgentCard' },
 ];
-
-const LITERAL_FIRST = new Set(['message:send', 'message:stream', 'tasks', 'extendedAgentCard']);
 
 interface CompiledRoute extends RestRoute {
   /** Per segment: a literal, or a field name with an optional `:verb` suffix. */
@@ -62,7 +61,8 @@ export type RouteMatch =
 export function matchRoute(method: string, segments: string[]): RouteMatch {
   const wanted = method === 'HEAD' ? 'GET' : method;
   const attempts: { tenant?: string; rest: string[] }[] = [{ rest: segments }];
-  if (segments.length > 1 && !LITERAL_FIRST.has(segments[0] as string)) {
+  // The literal first segments are the reserved tenant names: a request cannot name such a tenant either.
+  if (segments.length > 1 && !isReservedTenantName(segments[0] as string)) {
     attempts.unshift({ tenant: segments[0] as string, rest: segments.slice(1) });
   }
   const allow = new Set<string>();
