@@ -4,8 +4,8 @@
  * (REST-07). Responses use application/a2a+json; requests may use it or application/json.
  */
 import { httpAuthFailure } from '../../auth/authErrors.js';
-import { InvalidRequestError, MethodNotFoundError, invalidField, toA2AError } from '../../protocol/errors.js';
-import { OPERATIONS } from '../../protocol/operations.js';
+import { InvalidRequestError, MethodNotFoundError, invalidField } from '../../protocol/errors.js';
+import { OPERATIONS, type OperationInfo } from '../../protocol/operations.js';
 import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
 import { parseJson } from '../../server/http/jsonBody.js';
@@ -14,6 +14,7 @@ import type { StreamItem } from '../../server/taskStream.js';
 import type { BindingContext } from '../bindingContext.js';
 import { toRestError } from './errors.js';
 import { matchRoute, type RestRoute } from './routes.js';
+import { queryParams } from './queryParams.js';
 import { asksForV03, handleRestV03 } from './v03.js';
 import { httpBackOff } from '../../server/limits.js';
 
@@ -107,7 +108,7 @@ async function requestParams(
       params = body as Record<string, unknown>;
     }
   } else {
-    params = queryParams(req.query, binding.authenticator?.credentialQueryParams);
+    params = queryParams(req.query, (OPERATIONS.get(route.op) as OperationInfo).request, binding.authenticator?.credentialQueryParams);
   }
   for (const [name, value] of Object.entries(fields)) {
     const given = params[name];
@@ -118,22 +119,4 @@ async function requestParams(
     params[name] = value;
   }
   return params;
-}
-
-const BOOLEAN_QUERY = new Set(['includeArtifacts']);
-
-/** REST-04: query values to JSON (booleans by name; numbers are accepted as strings by the decoder). */
-function queryParams(query: URLSearchParams, credentials: ReadonlySet<string> | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of query) {
-    // API keys in the query are credentials, never request fields.
-    if (key === 'A2A-Version' || key === '__proto__' || credentials?.has(key)) continue;
-    if (BOOLEAN_QUERY.has(key)) {
-      if (value !== 'true' && value !== 'false') throw toA2AError(invalidField(key, 'must be true or false'));
-      out[key] = value === 'true';
-    } else {
-      out[key] = value;
-    }
-  }
-  return out;
 }
