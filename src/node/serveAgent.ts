@@ -22,7 +22,7 @@ import { logError, type ErrorHook } from '../server/errorHook.js';
 
 /** What serveAgent and serveTenants share. */
 export interface ServeAgentBaseOptions extends ServeOptions {
-  /** Base URL written into the card (default http://localhost:PORT on loopback, else http://HOST:PORT). */
+  /** Base URL written into the card (default http://localhost:PORT on 127.0.0.1 or localhost, http://[::1]:PORT on ::1, else http://HOST:PORT). */
   publicUrl?: string;
   /**
    * One hook for every failure of the server: the HTTP host's, the gRPC listener's (an event that
@@ -41,7 +41,7 @@ export interface ServeAgentBaseOptions extends ServeOptions {
   /**
    * Also serve gRPC (needs the optional dependency @grpc/grpc-js) on its own port, over the
    * same request handler, with `tls` when given. The card's GRPC interface is `host:port`
-   * (GRPC-06): `publicAddress`, else the host of `publicUrl` (or localhost on loopback) and
+   * (GRPC-06): `publicAddress`, else the host of `publicUrl` (or localhost on 127.0.0.1, [::1] on ::1) and
    * the bound port.
    */
   grpc?: { port: number; host?: string; publicAddress?: string; maxMessageBytes?: number };
@@ -86,7 +86,12 @@ export interface RunningTenants extends RunningAgent<TenantRouter> {
   readonly cardUrls: ReadonlyMap<string, string>;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+/**
+ * The hosts advertised as `localhost`. Not `::1`: `localhost` often resolves to 127.0.0.1 only,
+ * where a card saying `localhost` would send clients to an address nothing listens on; `::1`
+ * is advertised as `[::1]`.
+ */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost']);
 
 /** Final cards of one agent: interfaces (with the tenant, if any), then the signature. */
 async function finalCards(agent: AgentDefinition, urls: InterfaceUrls, sign: ServeAgentBaseOptions['signCard']): Promise<AgentDefinition & { card: AgentCard; extendedCard?: AgentCard }> {

@@ -36,7 +36,8 @@ Options:
                       /{tenant}/.well-known/agent-card.json (see docs/tenants.md)
   --host HOST         interface to bind (default 127.0.0.1)
   --port N            port (default 8080; 0 picks a free one)
-  --public-url URL    base URL written into the card (default http://localhost:PORT on loopback)
+  --public-url URL    base URL written into the card (default http://localhost:PORT on 127.0.0.1,
+                      http://[::1]:PORT on ::1)
   --max-body BYTES    request body limit (default 1048576)
   --grpc-port N       also serve gRPC (lf.a2a.v1.A2AService) on this port; 0 picks a free one
   --tls-cert FILE     PEM certificate chain: HTTPS and gRPC over TLS (with --tls-key)
