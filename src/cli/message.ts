@@ -39,9 +39,18 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
+/** A `--file` http(s) URL, parsed; one that does not parse is a usage error. */
+function urlOf(value: string): URL {
+  try {
+    return new URL(value);
+  } catch {
+    throw new UsageError(`--file: not a valid URL: ${value}`);
+  }
+}
+
 async function fileOf(value: string): Promise<FileInput> {
   if (/^https?:\/\//i.test(value)) {
-    const name = basename(new URL(value).pathname);
+    const name = basename(urlOf(value).pathname);
     return name ? { url: value, name, mediaType: mediaTypeOf(name) } : { url: value };
   }
   let bytes: Uint8Array;

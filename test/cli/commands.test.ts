@@ -317,6 +317,10 @@ describe('errors and exit codes', { concurrency: 3 }, () => {
     [['send', 'ftp://x', 'hi'], /<url> must be http\(s\)/],
     [['send', 'http://x', 'hi', '--data', '{nope'], /--data must be JSON/],
     [['send', 'http://x', 'hi', '--file', 'no/such/file.txt'], /--file: cannot read no\/such\/file\.txt \(ENOENT\)/],
+    // Exit 2, not an internal error (exit 1): a --file URL that does not parse.
+    [['send', 'http://x', 'hi', '--file', 'http://'], /--file: not a valid URL: http:\/\/$/m],
+    [['send', 'http://x', 'hi', '--file', 'https://ex ample.com/a'], /--file: not a valid URL: https:\/\/ex ample\.com\/a$/m],
+    [['stream', 'http://x', 'hi', '--file', 'http://[::1'], /--file: not a valid URL: http:\/\/\[::1$/m],
     [['send', 'http://x', 'hi', '--binding', 'soap'], /--binding must be jsonrpc, rest or grpc/],
     [['send', 'http://x', 'hi', '--history=-1'], /--history must be an integer ≥ 0, got "-1"/],
     [['send', 'http://x', 'hi', '--history', 'x'], /--history must be an integer ≥ 0/],
@@ -347,7 +351,7 @@ describe('errors and exit codes', { concurrency: 3 }, () => {
   }
 
   test('with --json a usage error is also the JSON error object on stdout', async () => {
-    for (const args of [['send', 'http://x', 'hi', '--json', '--bogus'], ['get', 'http://x', '--json'], ['list', 'http://x', '--page-size', '0', '--json']]) {
+    for (const args of [['send', 'http://x', 'hi', '--json', '--bogus'], ['get', 'http://x', '--json'], ['list', 'http://x', '--page-size', '0', '--json'], ['send', 'http://x', 'hi', '--file', 'http://', '--json']]) {
       const r = await a2a(...args);
       assert.equal(r.code, 2, r.stderr);
       const { error } = json<{ error: { type: string; message: string; exitCode: number } }>(r.stdout);
