@@ -12,6 +12,7 @@ import { defaultBindings, GRPC_BINDING } from './defaultBinding.js';
 import { CliError, EXIT, errorText, reportOf } from './errors.js';
 import { ActivatedExtensions, EXTENSION_HELP, extensionsOf } from './extensions.js';
 import { colorsWanted, createStyle, type Style } from './render/style.js';
+import { redactUserinfo } from './redact.js';
 import { UsageError } from './usage.js';
 import { wireLog } from './wireLog.js';
 
@@ -124,7 +125,7 @@ export async function runCommand(cli: Cli, body: () => Promise<number>): Promise
     if (cli.json) cli.jsonLine({ error: report });
     const label = report.notSent ? 'refused by the client, nothing sent' : report.type === 'protocol' ? 'the agent answered' : report.type === 'client' ? 'client error' : 'error';
     cli.err(`${cli.errStyle.red(`a2a ${cli.name}:`)} ${label}: ${errorText(report)}\n`);
-    if (report.type === 'internal' && cli.verbose && error instanceof Error && error.stack) cli.err(`${error.stack}\n`);
+    if (report.type === 'internal' && cli.verbose && error instanceof Error && error.stack) cli.err(`${redactUserinfo(error.stack)}\n`);
     return report.exitCode;
   } finally {
     if (!cli.json) cli.out(cli.extensions.line(cli.style));
@@ -161,20 +162,26 @@ export function intOption(value: string | undefined, name: string, range: { min:
   return n;
 }
 
-/** The agent URL argument, checked: an absolute http(s) URL. */
+/** The agent URL argument, checked: an absolute http(s) URL without credentials. */
 export function agentUrl(value: string): string {
-  return httpUrl(value, '<url>');
+  return httpUrl(value, '<url>', ': authenticate with --api-key, -H "Authorization: …" or A2A_TOKEN');
 }
 
-/** An absolute http(s) URL given as `name` (`<url>`, `--public-url`), else a usage error. */
-export function httpUrl(value: string, name: string): string {
+/**
+ * An absolute http(s) URL given as `name` (`<url>`, `--public-url`), else a usage error. A user
+ * name or password in it is refused too (`credentialsHint` says what to use instead), and the
+ * messages never repeat them.
+ */
+export function httpUrl(value: string, name: string, credentialsHint = ''): string {
+  const shown = redactUserinfo(value);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`${name} must be an absolute http(s) URL, got "${value}"`);
+    throw new UsageError(`${name} must be an absolute http(s) URL, got "${shown}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${name} must be http(s), got "${value}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${name} must be http(s), got "${shown}"`);
+  if (url.username || url.password) throw new UsageError(`${name} must not contain a user name or password, got "${redactUserinfo(url.href)}"${credentialsHint}`);
   return url.href;
 }
 

@@ -14,6 +14,7 @@ import { A2AClientError, responseInfo, wasNotSent } from '../client/errors.js';
 import { A2AError } from '../protocol/errors.js';
 import type { Task } from '../protocol/types.js';
 import { grpcCodeName, grpcCodeOf } from './grpcStatus.js';
+import { redactUserinfo } from './redact.js';
 import { tlsFailureText } from './tlsFailure.js';
 import { UsageError } from './usage.js';
 
@@ -91,7 +92,14 @@ function rootCause(error: Error): string | undefined {
 /** grpc-js ends an UNAVAILABLE's details with an empty "Resolution note: ". */
 const EMPTY_GRPC_NOTE = /\.?\s*Resolution note:\s*$/;
 
+/** The report of `error`, with no URL in its message showing a user name or password (R23). */
 export function reportOf(error: unknown): ErrorReport {
+  const report = reportWithUrls(error);
+  report.message = redactUserinfo(report.message);
+  return report;
+}
+
+function reportWithUrls(error: unknown): ErrorReport {
   const exitCode = exitCodeOf(error);
   const grpcCode = grpcCodeOf(error);
   if (A2AError.is(error)) {

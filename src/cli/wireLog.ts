@@ -12,6 +12,7 @@ import type { FetchLike } from '../client/transport.js';
 import type { Interceptor } from '../client/interceptors.js';
 import { responseInfo } from '../client/errors.js';
 import type { AgentCard } from '../protocol/types.js';
+import { redactUserinfo } from './redact.js';
 import type { Style } from './render/style.js';
 
 export interface WireLogOptions {
@@ -63,9 +64,9 @@ class Masker {
     }
   }
 
-  /** Any text about to be logged, without the known credential values. */
+  /** Any text about to be logged, without the known credential values nor the user names and passwords of URLs. */
   text(line: string): string {
-    let out = line;
+    let out = redactUserinfo(line);
     for (const value of this.values) {
       out = out.split(value).join('***').split(encodeURIComponent(value)).join('***');
     }

@@ -1,0 +1,20 @@
+/**
+ * URLs carrying a user name or password (`http://alice:hunter2@host/`): the CLI refuses them as
+ * `<url>`, but a card's interface URL can still hold one, and error messages and --verbose lines
+ * repeat URLs. Every such text goes through here first (R23).
+ */
+
+/** scheme://userinfo@ — the userinfo runs to the authority's last `@` (no `/`, `?`, `#`, space or quote before it). */
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#"'<>\\]*)@/gi;
+
+/**
+ * `text` with the userinfo of every URL in it masked: the password of `user:password`
+ * (`postgres://a2a:***@host/`, as the store errors show it), all of a lone user name, which is
+ * often a token (`https://***@host/`).
+ */
+export function redactUserinfo(text: string): string {
+  return text.replace(USERINFO, (_match, scheme: string, userinfo: string) => {
+    const colon = userinfo.indexOf(':');
+    return `${scheme}${colon < 0 ? '***' : `${userinfo.slice(0, colon)}:***`}@`;
+  });
+}
