@@ -141,7 +141,17 @@ export async function runCommand(cli: Cli, body: () => Promise<number>): Promise
 
 // ---- Argument helpers ----
 
-/** The positionals, named in `names`; too few or too many is a usage error. */
+/** `value` given as `name`; empty or blank is a usage error (an empty id would reach the agent, or start a new task). */
+export function nonEmpty<T extends string | undefined>(value: T, name: string): T {
+  if (value !== undefined && !value.trim()) throw new UsageError(`${name} must not be empty`);
+  return value;
+}
+
+/** The arguments and options naming a task, a context or a push config: never empty. */
+const ID_ARGUMENTS = new Set(['task', 'config-id']);
+const ID_OPTIONS = ['task', 'context', 'id'] as const;
+
+/** The positionals, named in `names`; too few or too many, or an empty id, is a usage error. */
 export function positionalsOf(positionals: string[], names: string[]): string[] {
   if (positionals.length < names.length) {
     throw new UsageError(`missing ${names.slice(positionals.length).map((n) => `<${n}>`).join(' ')}`);
@@ -149,6 +159,7 @@ export function positionalsOf(positionals: string[], names: string[]): string[] 
   if (positionals.length > names.length) {
     throw new UsageError(`unexpected argument "${positionals[names.length]}" (quote text with spaces)`);
   }
+  names.forEach((name, i) => ID_ARGUMENTS.has(name) && nonEmpty(positionals[i], `<${name}>`));
   return positionals;
 }
 
@@ -261,9 +272,10 @@ function combine(providers: AuthProvider[]): AuthProvider | undefined {
   };
 }
 
-/** Checks the URL and the connection flags early (usage errors before any request). */
-export function checkClientFlags(url: string, flags: ClientFlags): void {
+/** Checks the URL, the connection flags and the ids a command takes early (usage errors before any request). */
+export function checkClientFlags(url: string, flags: ClientFlags & Partial<Record<(typeof ID_OPTIONS)[number], string | undefined>>): void {
   agentUrl(url);
+  for (const option of ID_OPTIONS) nonEmpty(flags[option], `--${option}`);
   bindingOf(flags.binding);
   headersOf(flags.header);
   extensionsOf(flags.extension);

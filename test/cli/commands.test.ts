@@ -337,6 +337,16 @@ describe('errors and exit codes', { concurrency: 3 }, () => {
     [['card'], /missing <url>/],
     [['chat'], /missing <url>/],
     [['subscribe', 'http://x'], /missing <task>/],
+    // An empty id never reaches the agent, nor starts a new task (send --task ""): exit 2, as push create --id "".
+    [['send', 'http://x', 'hi', '--task', ''], /--task must not be empty$/m],
+    [['stream', 'http://x', 'hi', '--context', ' '], /--context must not be empty$/m],
+    [['chat', 'http://x', '--task', ''], /--task must not be empty$/m],
+    [['list', 'http://x', '--context', ''], /--context must not be empty$/m],
+    [['get', 'http://x', ''], /<task> must not be empty$/m],
+    [['cancel', 'http://x', ' '], /<task> must not be empty$/m],
+    [['subscribe', 'http://x', ''], /<task> must not be empty$/m],
+    [['push', 'get', 'http://x', 't', ''], /<config-id> must not be empty$/m],
+    [['push', 'delete', 'http://x', '', 'c'], /<task> must not be empty$/m],
   ];
   for (const [args, message] of usage) {
     test(`a2a ${args.join(' ')} → exit 2 with the message in one line, then the way to the help`, async () => {

@@ -7,7 +7,7 @@ import type {
   TaskPushNotificationConfig,
 } from '../../protocol/types.js';
 import type { A2AClient } from '../../client/client.js';
-import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, intOption, positionalsOf, runCommand, type Cli, type ClientFlags } from '../cli.js';
+import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, intOption, nonEmpty, positionalsOf, runCommand, type Cli, type ClientFlags } from '../cli.js';
 import { renderPushConfig, renderPushConfigs } from '../render/pushConfig.js';
 import { UsageError } from '../usage.js';
 
@@ -98,11 +98,6 @@ function actionOf(value: string | undefined): Action {
   return value as Action;
 }
 
-function nonEmpty(value: string | undefined, name: string): string | undefined {
-  if (value !== undefined && !value.trim()) throw new UsageError(`${name} must not be empty`);
-  return value;
-}
-
 /** The webhook argument, checked: an absolute http(s) URL (sent as given). */
 export function webhookUrl(value: string): string {
   let url: URL;
@@ -175,8 +170,7 @@ export async function pushCommand(argv: string[]): Promise<number> {
 
   if (action === 'create') {
     const config: TaskPushNotificationConfig = { taskId, url: webhookUrl(third) };
-    const id = nonEmpty(values.id, '--id');
-    if (id !== undefined) config.id = id;
+    if (values.id !== undefined) config.id = values.id;
     const token = nonEmpty(values.token, '--token');
     if (token !== undefined) config.token = token;
     const authentication = authenticationOf(values, cli.env);
