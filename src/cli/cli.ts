@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import { apiKey, bearerToken } from '../client/auth.js';
-import { createClient, fetchCard, type A2AClient, type ClientOptions } from '../client/client.js';
+import { createClient, fetchCard, type A2AClient, type CallOptions, type ClientOptions } from '../client/client.js';
 import type { AuthProvider } from '../client/interceptors.js';
 import type { FetchLike, TransportFactory } from '../client/transport.js';
 import { defaultBindings, GRPC_BINDING } from './defaultBinding.js';
@@ -37,7 +37,8 @@ function connectionHelp(extension: string): string {
   -H, --header K=V   a header on every request, the card's included (repeatable)
 ${extension}  --api-key KEY      an API key, placed as the card's API key scheme says
                      (header X-API-Key when the card declares none)
-  --timeout MS       time limit of each call (of opening the stream, for streams)
+  --timeout MS       time limit of each call (of opening the stream, for streams);
+                     default 30000, but a blocking send waits for the task
   env A2A_TOKEN      sent as "Authorization: Bearer <token>"
 
 Output:
@@ -291,9 +292,26 @@ export function httpOptions(cli: Cli, flags: ClientFlags): { headers: Record<str
   return { headers: headersOf(flags.header), fetch: log?.fetch, log };
 }
 
-/** The client for the agent at `url`, set up from the connection flags. */
-export async function connect(cli: Cli, url: string, flags: ClientFlags): Promise<A2AClient> {
-  const href = agentUrl(url);
+/**
+ * The time limit of the card fetch and of each call when --timeout is not given: an agent that
+ * accepts the connection and never answers fails with TIMEOUT (exit 4) instead of hanging. What
+ * lasts as long as the task is not limited by it: an open stream (only its opening is), a
+ * blocking SendMessage (`waitingCall`).
+ */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** --timeout, else DEFAULT_TIMEOUT_MS. */
+export function timeoutOf(flags: ClientFlags): number {
+  return intOption(flags.timeout, '--timeout', { min: 1 }) ?? DEFAULT_TIMEOUT_MS;
+}
+
+/** The options of a call that waits for the task (a blocking SendMessage): as long as it runs, unless --timeout says otherwise. */
+export function waitingCall(flags: ClientFlags): CallOptions {
+  return flags.timeout === undefined ? { timeoutMs: Infinity } : {};
+}
+
+/** The client options of the connection flags (headers, extensions, --verbose, credentials, time limit). */
+export function clientOptions(cli: Cli, flags: ClientFlags): ClientOptions {
   const options: ClientOptions = {
     cardCache: false,
     // A signed card's `jku` key set is fetched through the SSRF guard (loaded only when needed).
@@ -305,19 +323,25 @@ export async function connect(cli: Cli, url: string, flags: ClientFlags): Promis
   options.onActivatedExtensions = cli.extensions.report;
   if (fetch) options.fetch = fetch;
   if (log) options.interceptors = [log.interceptor];
-  const timeoutMs = intOption(flags.timeout, '--timeout', { min: 1 });
-  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  options.timeoutMs = timeoutOf(flags);
   const providers: AuthProvider[] = [];
   if (cli.env.A2A_TOKEN) providers.push(bearerToken(cli.env.A2A_TOKEN));
   if (flags['api-key'] !== undefined) providers.push(apiKeyAuth(flags['api-key']));
   const auth = combine(providers);
   if (auth) options.auth = auth;
+  return options;
+}
+
+/** The client for the agent at `url`, set up from the connection flags. */
+export async function connect(cli: Cli, url: string, flags: ClientFlags): Promise<A2AClient> {
+  const href = agentUrl(url);
+  const options = clientOptions(cli, flags);
   // A2A 0.3 agents (their cards, the 0.3 interfaces, the fallback after VersionNotSupported) need nothing: the client does it.
   const binding = bindingOf(flags.binding);
   if (binding) return createClient(href, await withBinding(cli, { options, binding, href }));
   // Without --binding the card decides: fetched once, here, so that an agent offering only
   // gRPC is called over gRPC (its transport loaded only then) rather than refused.
-  const card = await fetchCard(href, { ...options, fetch: fetch ?? ((input, init) => globalThis.fetch(input, init)) });
+  const card = await fetchCard(href, { ...options, fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)) });
   const bindings = defaultBindings(card);
   return createClient(card, bindings.includes(GRPC_BINDING) ? await withBinding(cli, { options, binding: GRPC_BINDING, href }) : options);
 }

@@ -4,7 +4,7 @@ import { cardUrlFor, rawCardOf } from '../../client/cardResolver.js';
 import { BUILTIN_TRANSPORTS, fetchCard } from '../../client/client.js';
 import { selectInterface, type TransportFactory } from '../../client/transport.js';
 import type { AgentCard } from '../../protocol/types.js';
-import { CLIENT_OPTIONS, CONNECTION_OPTIONS_HELP, bindingOf, exitCodesHelp, checkClientFlags, createCli, httpOptions, intOption, positionalsOf, runCommand } from '../cli.js';
+import { CLIENT_OPTIONS, CONNECTION_OPTIONS_HELP, bindingOf, exitCodesHelp, checkClientFlags, createCli, httpOptions, positionalsOf, runCommand, timeoutOf } from '../cli.js';
 import { renderCard } from '../render/card.js';
 import { defaultBindings } from '../defaultBinding.js';
 import { UsageError } from '../usage.js';
@@ -78,21 +78,21 @@ export async function cardCommand(argv: string[]): Promise<number> {
   checkClientFlags(url, values);
   if (values.extension) throw new UsageError('--extension is for the commands that call the agent; a card is fetched without it');
   const binding = bindingOf(values.binding);
-  const timeoutMs = intOption(values.timeout, '--timeout', { min: 1 });
+  const timeoutMs = timeoutOf(values);
   const allowJku = values['allow-jku'] ?? [];
   for (const entry of allowJku) if (!/^https?:\/\/[^/]/i.test(entry)) throw new UsageError(`--allow-jku ${entry}: not an http(s) URL or origin`);
   const verify = values.verify || values['require-signature'] || values.jwks !== undefined || values['trust-jku'] || allowJku.length > 0;
   const cli = createCli('card', values);
   return runCommand(cli, async () => {
     const { headers, fetch } = httpOptions(cli, values);
-    // Fetched as createClient does (--timeout: TIMEOUT); a 0.3 agent's card is read as every command sees it.
+    // Fetched as createClient does (--timeout, else the default limit: TIMEOUT); a 0.3 agent's card is read as every command sees it.
     const card = await fetchCard(url, {
       cardCache: false,
       headers,
       // Shown as received; --verify checks it below and reports rather than throws.
       verifyCardSignatures: 'off',
       fetch: fetch ?? ((input, init) => globalThis.fetch(input, init)),
-      ...(timeoutMs ? { timeoutMs } : {}),
+      timeoutMs,
     });
     // The card as served: the 0.3 JSON behind a translated card, signatures included.
     const received = rawCardOf(card);

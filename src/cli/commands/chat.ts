@@ -6,12 +6,12 @@
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import type { A2AClient, SendOptions } from '../../client/client.js';
+import type { A2AClient, CallOptions, SendOptions } from '../../client/client.js';
 import { TaskAssembler } from '../../client/streams.js';
 import { A2AError } from '../../protocol/errors.js';
 import { isTerminalState } from '../../protocol/taskStates.js';
 import type { Message, Task } from '../../protocol/types.js';
-import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, positionalsOf, runCommand, type Cli } from '../cli.js';
+import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, positionalsOf, runCommand, waitingCall, type Cli } from '../cli.js';
 import { errorText, reportOf } from '../errors.js';
 import { renderParts, styledState, textOf } from '../render/parts.js';
 import { Spinner } from '../render/spinner.js';
@@ -60,7 +60,8 @@ class ChatSession {
   constructor(
     private readonly cli: Cli,
     private readonly client: A2AClient,
-    private readonly options: { stream: boolean; interactive: boolean; state: ChatState },
+    /** `waiting`: the options of a turn's blocking SendMessage (no time limit unless --timeout). */
+    private readonly options: { stream: boolean; interactive: boolean; state: ChatState; waiting: CallOptions },
   ) {
     this.state = options.state;
   }
@@ -169,7 +170,7 @@ class ChatSession {
     spinner.set('waiting for the agent');
     let result;
     try {
-      result = await this.client.sendText(text, send);
+      result = await this.client.sendText(text, { ...send, ...this.options.waiting });
     } finally {
       spinner.stop();
     }
@@ -241,6 +242,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
       stream: !values['no-stream'] && client.card.capabilities.streaming === true,
       interactive: process.stdin.isTTY === true && cli.tty && !cli.json,
       state: { contextId: values.context, taskId: values.task },
+      waiting: waitingCall(values),
     });
     return session.run();
   });

@@ -1,6 +1,6 @@
 /** `a2a send`: send one message and print the task or the reply. */
 import { parseArgs } from 'node:util';
-import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, positionalsOf, runCommand } from '../cli.js';
+import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, positionalsOf, runCommand, waitingCall } from '../cli.js';
 import { taskExitCode } from '../errors.js';
 import { MESSAGE_OPTIONS, MESSAGE_OPTIONS_HELP, messageOf } from '../message.js';
 import { renderMessage } from '../render/parts.js';
@@ -44,7 +44,8 @@ export async function sendCommand(argv: string[]): Promise<number> {
     spinner.set(`waiting for ${client.card.name}`);
     let result;
     try {
-      result = await client.sendText(message.text, message.options);
+      // A blocking send waits as long as the task runs (unless --timeout); --no-wait has the default limit.
+      result = await client.sendText(message.text, values['no-wait'] ? message.options : { ...message.options, ...waitingCall(values) });
     } finally {
       spinner.stop();
     }
