@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runToExit, startServe } from './cliHelpers.js';
+import { REPO_ROOT, runToExit, startServe } from './cliHelpers.js';
 
 function tempDir(t: { after: (fn: () => void) => void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-keys-'));
@@ -77,4 +77,19 @@ test('a2a keys: usage errors exit 2', async () => {
   const help = await runToExit(['keys', '--help']);
   assert.equal(help.code, 0);
   assert.match(help.stdout, /Usage: a2a keys generate/);
+});
+
+test('docs/cli.md: the a2a keys examples work verbatim, in order, in one directory', async (t) => {
+  const dir = tempDir(t);
+  const doc = readFileSync(join(REPO_ROOT, 'docs/cli.md'), 'utf8');
+  const block = /^## a2a keys\n\n```sh\n([\s\S]*?)```/m.exec(doc)?.[1] ?? '';
+  const lines = block.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+  assert.ok(lines.length >= 2, block);
+  for (const line of lines) {
+    const [command = '', ...args] = line.split(/\s+/);
+    assert.equal(command, 'a2a', line);
+    // Run where the docs' relative --out directories land in the temporary directory.
+    const run = await runToExit(args.map((a, i) => (args[i - 1] === '--out' ? join(dir, a) : a)));
+    assert.equal(run.code, 0, `${line}: ${run.stderr}`);
+  }
 });
