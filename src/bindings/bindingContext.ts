@@ -20,6 +20,7 @@ import type { HttpRequest } from '../server/http/httpTypes.js';
 import { isServerFault, type ErrorContext, type ErrorHook } from '../server/errorHook.js';
 import type { A2ARequestHandler, CallContext } from '../server/requestHandler.js';
 import type { Principal } from '../auth/principal.js';
+import type { CallBinding, CallObservation } from '../server/callObserver.js';
 
 export interface BindingLimits {
   maxBodyBytes: number;
@@ -98,7 +99,7 @@ export class BindingContext {
    * A2A-Version is refused). Without `compat`, or with compat03 off, only the configured
    * versions are served and an absent version (0.3) is refused.
    */
-  callContext(req: HttpRequest, compat?: { structure?: Dialect | undefined }): CallContext {
+  callContext(req: HttpRequest, compat: { structure?: Dialect | undefined } | undefined, binding: CallBinding): CallContext {
     const header = req.header('a2a-version');
     // The query string is parsed only when the header is absent (VER-03).
     const query = header ? undefined : req.query.get(VERSION_HEADER);
@@ -107,6 +108,7 @@ export class BindingContext {
         ? detectVersion({ header: header ?? null, query: query ?? null, ...(compat.structure ? { structure: compat.structure } : {}) }, { supported: this.versionsWithCompat }).version
         : negotiateVersion(header, query, this.supportedVersions);
     const ctx = new HttpCallContext(req, protocolVersion, requestedExtensions(protocolVersion, (name) => req.header(name)));
+    ctx.binding = binding;
     ctx.lastEventId = parseLastEventId(req.header('last-event-id'));
     return ctx;
   }
@@ -128,7 +130,7 @@ export class BindingContext {
       peerCertificate: req.peerCertificate,
       operation,
     };
-    await authenticateCall({ authenticator: this.authenticator, limits: this.handler.abuseLimits, input, ctx });
+    await authenticateCall({ authenticator: this.authenticator, handler: this.handler, input, ctx });
   }
 
   /**
@@ -169,6 +171,8 @@ class HttpCallContext implements CallContext {
   lastEventId: number | undefined = undefined;
   principal: Principal | undefined = undefined;
   authChecked = false;
+  binding: CallBinding | undefined = undefined;
+  observation: CallObservation | undefined = undefined;
   readonly #req: HttpRequest;
 
   constructor(

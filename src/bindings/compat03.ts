@@ -22,7 +22,7 @@ import type {
   TaskPushNotificationConfig,
   UnaryOperationName,
 } from '../protocol/types.js';
-import type { CallContext } from '../server/requestHandler.js';
+import type { A2ARequestHandler, CallContext } from '../server/requestHandler.js';
 import type { StreamItem } from '../server/taskStream.js';
 import { stateAfter } from '../server/taskStream.js';
 import type { BindingContext } from './bindingContext.js';
@@ -60,11 +60,13 @@ export async function unaryV03(binding: V03Binding, call: V03Request, ctx: CallC
   const handler = binding.handler;
   switch (call.method) {
     case 'tasks/pushNotificationConfig/list': {
-      const configs = await listAllPushConfigs(binding, request as ListTaskPushNotificationConfigsRequest, ctx);
+      const configs = await observed(handler, { operation: 'listTaskPushNotificationConfigs', ctx }, () => listAllPushConfigs(binding, request as ListTaskPushNotificationConfigsRequest, ctx));
       return resultToV03(call.method, { configs });
     }
-    case 'tasks/pushNotificationConfig/get':
-      return resultToV03(call.method, await getPushConfig(binding, { request: request as OperationRequests['getTaskPushNotificationConfig'], params: call.params }, ctx));
+    case 'tasks/pushNotificationConfig/get': {
+      const get = () => getPushConfig(binding, { request: request as OperationRequests['getTaskPushNotificationConfig'], params: call.params }, ctx);
+      return resultToV03(call.method, await observed(handler, { operation: 'getTaskPushNotificationConfig', ctx }, get));
+    }
     case 'agent/getAuthenticatedExtendedCard':
       return binding.v03Cards.of((await handler.unary('getExtendedAgentCard', request, ctx)) as AgentCard);
     default: {
@@ -72,6 +74,14 @@ export async function unaryV03(binding: V03Binding, call: V03Request, ctx: CallC
       return resultToV03(call.method as Exclude<V03Method, 'message/stream' | 'tasks/resubscribe'>, result as never);
     }
   }
+}
+
+/**
+ * A 0.3 call answered by several handler calls (every page of a list; a get falling back on the
+ * list) is one call for the `onCall` hook: observed as a whole, the handler calls inside add to it.
+ */
+export function observed<T>(handler: Pick<A2ARequestHandler, 'calls'>, call: { operation: UnaryOperationName; ctx: CallContext }, run: () => Promise<T>): Promise<T> {
+  return handler.calls ? handler.calls.unary(call.operation, call.ctx, run) : run();
 }
 
 /** Starts a streaming 0.3 call; translate its items with `streamItemToV03`. */

@@ -27,6 +27,7 @@ import type {
   SubscribeToTaskRequest,
   Task,
   UnaryOperationName,
+  OperationRequests,
   OperationResponses,
   StreamingOperationName,
 } from '../protocol/types.js';
@@ -42,7 +43,7 @@ import { MemoryTaskStore } from './stores/memoryStore.js';
 import type { TaskStore } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
 import { getTask, listTasks, ownerOf, requireTask } from './taskQueries.js';
-import { onSettled, toPushStream } from './pushStream.js';
+import { onSettled, toPushStream, type PushStream } from './pushStream.js';
 import { readTaskStream, singleItem, type StreamItem, type TaskStreamOptions } from './taskStream.js';
 import { timeOrderedId } from './timeOrderedId.js';
 import { TaskWriter } from './taskWriter.js';
@@ -54,6 +55,7 @@ import { TaskRunner } from './taskRunner.js';
 import { AbuseLimits, type AbuseLimitOptions } from './abuseLimits.js';
 import { logError, type ErrorHook } from './errorHook.js';
 import { isLeaseStore, type LeaseStore } from './stores/leaseStore.js';
+import { CallObserver, type CallBinding, type CallHook, type CallObservation } from './callObserver.js';
 
 /** What a binding knows about the call besides its parameters. */
 export interface CallContext {
@@ -74,6 +76,10 @@ export interface CallContext {
    * callers are told apart, so an anonymous caller ('') is one caller among others, not everyone.
    */
   authChecked?: boolean;
+  /** The binding the call came on (set by the bindings; read by the `onCall` hook). */
+  binding?: CallBinding;
+  /** The call's observation, while an `onCall` hook observes it (callObserver.ts). */
+  observation?: CallObservation | undefined;
 }
 
 export interface RequestHandlerOptions {
@@ -112,6 +118,13 @@ export interface RequestHandlerOptions {
    * the error with its stack on console.error; `() => {}` silences it.
    */
   onError?: ErrorHook;
+  /**
+   * Called once per A2A call when it ends, on every binding (CallRecord: binding, operation,
+   * version, tenant, principal id, outcome, duration, a stream's events and end, task id, remote
+   * address; never a token, header or body). Agent card requests are not calls. Without it nothing
+   * is observed. A hook that throws is reported to onError and ignored. See callObserver.ts.
+   */
+  onCall?: CallHook;
   /** Push notification settings; used when the card declares `capabilities.pushNotifications`. */
   push?: PushOptions;
   /**
@@ -153,10 +166,13 @@ export class A2ARequestHandler {
   private readonly decodeLimits: DecodeLimits;
   /** options.onError, or the default logError. */
   readonly onError: ErrorHook;
+  /** Observes every call for options.onCall; undefined without it. */
+  readonly calls: CallObserver | undefined;
 
   constructor(private readonly options: RequestHandlerOptions) {
     const onError = (this.onError = options.onError ?? logError);
     this.agentCard = options.agentCard;
+    this.calls = options.onCall ? new CallObserver(options.onCall, onError) : undefined;
     this.executor = options.executor;
     this.store = options.store ?? new MemoryTaskStore();
     this.bus = options.bus ?? new LocalEventBus();
@@ -219,6 +235,11 @@ export class A2ARequestHandler {
     return this.abuse;
   }
 
+  /** Agent runs in progress (one per task at a time; runs queued behind them are not counted). */
+  get runsActive(): number {
+    return this.runner.activeRuns;
+  }
+
   /** Execution leases, when several instances share the store. */
   get leases(): LeaseKeeper | undefined {
     return this.runner.leases;
@@ -226,10 +247,21 @@ export class A2ARequestHandler {
 
   /** Runs a non-streaming operation on raw (untrusted) parameters. */
   async unary<K extends UnaryOperationName>(op: K, params: unknown, ctx: CallContext): Promise<OperationResponses[K]> {
+    if (this.calls === undefined) return this.perform(op, this.admit(op, params, ctx), ctx);
+    return this.calls.unary(op, ctx, async () => this.perform(op, this.admit(op, params, ctx), ctx));
+  }
+
+  /** Capabilities, the caller's request budget, then the request decoded (noted by the call's observation). */
+  private admit<K extends OperationName>(op: K, params: unknown, ctx: CallContext): OperationRequests[K] {
     this.gate(op, ctx);
     // Charged before decoding: malformed requests count against the caller too.
     this.abuse?.request(ctx);
     const req = decodeRequest(op, params ?? {}, this.decodeLimits);
+    ctx.observation?.request(req);
+    return req;
+  }
+
+  private async perform<K extends UnaryOperationName>(op: K, req: OperationRequests[K], ctx: CallContext): Promise<OperationResponses[K]> {
     switch (op) {
       case 'sendMessage':
         return (await this.sendMessage(req as SendMessageRequest, ctx)) as OperationResponses[K];
@@ -253,9 +285,12 @@ export class A2ARequestHandler {
    * bindings answer them as ordinary errors (STREAM-12).
    */
   async stream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
-    this.gate(op, ctx);
-    this.abuse?.request(ctx);
-    const req = decodeRequest(op, params ?? {}, this.decodeLimits);
+    if (this.calls === undefined) return this.openCallStream(op, params, ctx);
+    return (await this.calls.stream(op, ctx, () => this.openCallStream(op, params, ctx))).abortWhen(ctx);
+  }
+
+  private async openCallStream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<PushStream<StreamItem>> {
+    const req = this.admit(op, params, ctx);
     // Pulling consumers (fetch bodies, tests) end on the call's signal; piping ones (SSE, gRPC) close the stream.
     if (!this.abuse) return toPushStream(await this.openOperationStream(op, req, ctx)).abortWhen(ctx);
     const release = this.abuse.openStream(ctx);

@@ -101,6 +101,11 @@ export class TaskRunner {
     this.leases?.start();
   }
 
+  /** Tasks with a run in progress here (each runs one at a time; queued runs wait behind it). */
+  get activeRuns(): number {
+    return this.running.size;
+  }
+
   /** Queues `execution` behind the task's current run; `abort` cancels it. Resolves when it ran. */
   schedule(target: Scheduled): Promise<unknown> {
     const key = keyOf(target.tenant, target.taskId);

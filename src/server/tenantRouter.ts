@@ -25,9 +25,10 @@ import { MemoryTaskStore } from './stores/memoryStore.js';
 import { isLeaseStore, type LeaseStore } from './stores/leaseStore.js';
 import type { TaskStore } from './stores/taskStore.js';
 import type { StreamItem } from './taskStream.js';
+import { CallObserver } from './callObserver.js';
 
 /** What the bindings call: an A2ARequestHandler or a TenantRouter. */
-export type RequestHandlerLike = Pick<A2ARequestHandler, 'unary' | 'stream' | 'agentCard' | 'drain'> & Partial<Pick<A2ARequestHandler, 'abuseLimits'>>;
+export type RequestHandlerLike = Pick<A2ARequestHandler, 'unary' | 'stream' | 'agentCard' | 'drain'> & Partial<Pick<A2ARequestHandler, 'abuseLimits' | 'calls' | 'runsActive'>>;
 
 export interface TenantRouterOptions extends Omit<RequestHandlerOptions, 'agentCard' | 'executor' | 'extendedAgentCard' | 'resumable'> {
   /**
@@ -71,6 +72,11 @@ export class TenantRouter {
   readonly cards: ReadonlyMap<string, AgentCard>;
   private readonly handlers: ReadonlyMap<string, A2ARequestHandler>;
   private readonly fallback: A2ARequestHandler;
+  /**
+   * Observes every call for options.onCall (a request for an unknown tenant too): the tenants'
+   * handlers get no hook of their own, their decoded requests add to this observation.
+   */
+  readonly calls: CallObserver | undefined;
 
   constructor(options: TenantRouterOptions) {
     const names = Object.keys(options.tenants);
@@ -83,7 +89,8 @@ export class TenantRouter {
     this.store = options.store ?? new MemoryTaskStore();
     this.bus = options.bus ?? new LocalEventBus();
     warnLocalBusOnSharedStore({ store: this.store, busGiven: options.bus !== undefined, onError: options.onError ?? logError });
-    const { tenants: _tenants, defaultTenant: _default, interfaces, ...shared } = options;
+    const { tenants: _tenants, defaultTenant: _default, interfaces, onCall, ...shared } = options;
+    this.calls = onCall ? new CallObserver(onCall, options.onError ?? logError) : undefined;
     const push = options.push?.runtime ? { ...options.push, runtime: sharedRuntime(options.push.runtime) } : options.push;
     const leaseStore = options.leases ? (options.leases.store ?? this.store) : undefined;
     if (leaseStore && !isLeaseStore(leaseStore)) throw new Error('leases: the task store cannot keep execution leases');
@@ -145,11 +152,28 @@ export class TenantRouter {
   }
 
   async unary<K extends UnaryOperationName>(op: K, params: unknown, ctx: CallContext): Promise<OperationResponses[K]> {
+    if (this.calls === undefined) return this.routeUnary(op, params, ctx);
+    return this.calls.unary(op, ctx, () => this.routeUnary(op, params, ctx));
+  }
+
+  async stream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
+    if (this.calls === undefined) return this.routeStream(op, params, ctx);
+    return (await this.calls.stream(op, ctx, () => this.routeStream(op, params, ctx))).abortWhen(ctx);
+  }
+
+  /** Agent runs in progress, over all tenants. */
+  get runsActive(): number {
+    let runs = 0;
+    for (const handler of this.handlers.values()) runs += handler.runsActive;
+    return runs;
+  }
+
+  private async routeUnary<K extends UnaryOperationName>(op: K, params: unknown, ctx: CallContext): Promise<OperationResponses[K]> {
     const target = this.route(params);
     return target.handler.unary(op, target.params, ctx);
   }
 
-  async stream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
+  private async routeStream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     const target = this.route(params);
     return target.handler.stream(op, target.params, ctx);
   }

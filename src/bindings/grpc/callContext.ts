@@ -8,6 +8,7 @@ import type { PeerCertificate as NodePeerCertificate } from 'node:tls';
 import type { Authenticator, PeerCertificate } from '../../auth/authConfig.js';
 import { fromNodeCertificate } from '../../auth/nodeCertificate.js';
 import type { AbuseLimits } from '../../server/abuseLimits.js';
+import type { CallObservation, CallObserver } from '../../server/callObserver.js';
 import { authenticateCall } from '../authenticateCall.js';
 import { negotiateVersion, parseLastEventId, requestedExtensions } from '../../protocol/serviceParams.js';
 import type { CallContext } from '../../server/requestHandler.js';
@@ -33,9 +34,12 @@ interface AuthCall {
  * before the handler runs; failures are UNAUTHENTICATED / PERMISSION_DENIED, charged to the
  * peer address's abuse limit like over HTTP (authenticateCall).
  */
-export async function authenticate(authenticator: Authenticator, call: AuthCall & { ctx: CallContext; operation: string; limits: AbuseLimits | undefined }): Promise<void> {
+export async function authenticate(
+  authenticator: Authenticator,
+  call: AuthCall & { ctx: CallContext; operation: string; handler: { readonly abuseLimits?: AbuseLimits | undefined; readonly calls?: CallObserver | undefined } },
+): Promise<void> {
   const input = { header: (name: string) => metadataValue(call.metadata, name), peerCertificate: peerCertificate(call), operation: call.operation };
-  await authenticateCall({ authenticator, limits: call.limits, input, ctx: call.ctx });
+  await authenticateCall({ authenticator, handler: call.handler, input, ctx: call.ctx });
 }
 
 /**
@@ -65,6 +69,8 @@ export class GrpcCallContext implements CallContext {
   lastEventId: number | undefined = undefined;
   principal: CallContext['principal'] = undefined;
   authChecked = false;
+  readonly binding = 'GRPC' as const;
+  observation: CallObservation | undefined = undefined;
   /** Made on first use of `signal`, aborted when the client cancels, the deadline passes or abort() is called. */
   private controller: AbortController | undefined;
   private aborted = false;

@@ -227,7 +227,7 @@ async function authenticateRpc(env: CallEnv, rpc: GrpcRpc, target: { call: Serve
   const authenticator = env.authenticator();
   if (!authenticator) return;
   const { call, ctx } = target;
-  await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation, limits: env.handler().abuseLimits });
+  await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation, handler: env.handler() });
 }
 
 function unaryCall(env: CallEnv, rpc: GrpcRpc) {

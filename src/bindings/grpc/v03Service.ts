@@ -21,7 +21,7 @@ import { streamEventToProto03 } from '../../compat/protoJson03.js';
 import { requestToV10 } from '../../compat/requests.js';
 import { A2AError } from '../../protocol/errors.js';
 import { isTerminalState } from '../../protocol/taskStates.js';
-import type { Task } from '../../protocol/types.js';
+import type { StreamingOperationName, Task } from '../../protocol/types.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
 import { singleItem, type StreamItem } from '../../server/taskStream.js';
 import { V03_SERVED_BINDINGS, streamItemToV03, streamV03, unaryV03, v03Operation } from '../compat03.js';
@@ -87,12 +87,17 @@ async function unary03(method: Grpc03Method, { handler, request, ctx }: GrpcRpcC
 async function stream03(method: Grpc03Method, { handler, request, ctx }: GrpcRpcCall): Promise<GrpcRpcStream> {
   const params = paramsFromGrpc03(method.method, requestToJson(method.input, request));
   const encode = (event: StreamItem['event']): Buffer => jsonToBinary(method.output, streamEventToProto03(streamItemToV03(event)));
-  try {
-    return { items: await streamV03({ handler }, { method: method.method, params }, ctx), encode };
-  } catch (error) {
-    if (method.method !== 'tasks/resubscribe') throw error;
-    return { items: singleItem({ event: { task: await terminalTask(handler, { params, ctx, error }) } }), encode };
-  }
+  const open = async (): Promise<AsyncIterable<StreamItem>> => {
+    try {
+      return await streamV03({ handler }, { method: method.method, params }, ctx);
+    } catch (error) {
+      if (method.method !== 'tasks/resubscribe') throw error;
+      return singleItem({ event: { task: await terminalTask(handler, { params, ctx, error }) } });
+    }
+  };
+  // One call for the `onCall` hook, also when a resubscribe to a finished task is answered by GetTask.
+  const operation = v03Operation(method.method) as StreamingOperationName;
+  return { items: handler.calls ? await handler.calls.stream(operation, ctx, open) : await open(), encode };
 }
 
 /**

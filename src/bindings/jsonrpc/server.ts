@@ -70,7 +70,7 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
     // explicit 1.x version is an unknown 1.0 method (-32601), as before.
     const v10Name = binding.compat03 && jsonRpcMethodDialect(envelope.method) === '1.0';
     if (v10Name) dialect = '1.0';
-    const ctx = binding.callContext(req, { structure: v10Name ? '1.0' : undefined });
+    const ctx = binding.callContext(req, { structure: v10Name ? '1.0' : undefined }, 'JSONRPC');
     if (ctx.protocolVersion === '0.3') {
       dialect = '0.3';
       return await handleV03({ req, method: envelope.method, params, id, ctx }, binding);

@@ -55,7 +55,7 @@ export async function handleRest(req: HttpRequest, path: string, binding: Bindin
   }
   try {
     // With 0.3 compat on, this is a 1.0-shaped request: it needs an explicit 1.x version.
-    const ctx = binding.callContext(req, { structure: '1.0' });
+    const ctx = binding.callContext(req, { structure: '1.0' }, 'HTTP+JSON');
     await binding.authenticate(req, ctx, match.route.op);
     const params = await requestParams(req, match, binding);
     const op = OPERATIONS.get(match.route.op);

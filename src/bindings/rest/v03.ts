@@ -67,7 +67,7 @@ export async function handleRestV03(req: HttpRequest, path: string, binding: Bin
     return { status: 405, headers: { ...JSON_HEADERS, allow }, body: JSON.stringify({ code: -32600, message: `Use ${allow} for this path` }) };
   }
   try {
-    const ctx = binding.callContext(req, {});
+    const ctx = binding.callContext(req, {}, 'HTTP+JSON');
     await binding.authenticate(req, ctx, match.route.operation);
     const params = v03RestParams(match, { query: req.query, body: await requestBody(req, match, binding) });
     const call = { method: match.route.method, params };
