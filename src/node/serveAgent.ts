@@ -19,6 +19,8 @@ import { createPushRuntime } from '../push/pushOptions.js';
 import type { AuthConfig } from '../auth/authConfig.js';
 import { nodeJsonFetcher } from '../auth/nodeJsonFetcher.js';
 import { logError, type ErrorHook } from '../server/errorHook.js';
+import { servedMetrics, type MetricsOptions } from './serveMetrics.js';
+import type { A2AMetrics } from '../observability/a2aMetrics.js';
 
 /** What serveAgent and serveTenants share. */
 export interface ServeAgentBaseOptions extends ServeOptions {
@@ -53,6 +55,12 @@ export interface ServeAgentBaseOptions extends ServeOptions {
    * own JSON; see CardSigner). Once, at start.
    */
   signCard?: CardSigner;
+  /**
+   * Prometheus metrics at `GET /metrics` (or `path`) on the HTTP listener, off by default
+   * (`a2a serve --metrics`). Unauthenticated, counted against the per-address rate limit: bind
+   * it privately or put it behind your proxy. The registry is `RunningAgent.metrics`.
+   */
+  metrics?: boolean | MetricsOptions;
 }
 
 export interface ServeAgentOptions extends ServeAgentBaseOptions {
@@ -77,6 +85,8 @@ export interface RunningAgent<H extends RequestHandlerLike = A2ARequestHandler> 
   readonly agentCard: AgentCard;
   /** The public base URL the card advertises. */
   readonly baseUrl: string;
+  /** The metrics registry, when `metrics` is on. */
+  readonly metrics: A2AMetrics | undefined;
 }
 
 export interface RunningTenants extends RunningAgent<TenantRouter> {
@@ -186,13 +196,15 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   const jsonRpcPath = options.handler?.jsonRpcPath === undefined ? DEFAULT_JSONRPC_PATH : options.handler.jsonRpcPath;
   const restPath = options.handler?.restPath === undefined ? DEFAULT_REST_PATH : options.handler.restPath;
   const urls: InterfaceUrls = { httpBaseUrl: baseUrl, jsonRpcPath, restPath, ...(grpcAddress ? { grpcAddress } : {}) };
+  const observed = servedMetrics(options);
   const common = {
     ...options.handler,
     onError,
     ...(options.handler?.auth ? { auth: withNodeFetcher(options.handler.auth) } : {}),
-    push: { runtime: createPushRuntime, ...options.handler?.push },
+    push: { runtime: createPushRuntime, ...options.handler?.push, ...(observed.onDelivery ? { onDelivery: observed.onDelivery } : {}) },
+    ...(observed.onCall ? { onCall: observed.onCall } : {}),
     ...(v03CardBindings ? { v03CardBindings } : {}),
-    ...(options.routes ? { routes: options.routes } : {}),
+    ...(observed.routes ? { routes: observed.routes } : {}),
   };
   let handler: A2AHandler<RequestHandlerLike>;
   try {
@@ -229,6 +241,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
     throw error;
   }
   ref.handler = handler;
+  observed.metrics?.track(handler.requestHandler);
   installing.install(handler);
   const running: RunningAgent<RequestHandlerLike> = {
     url: server.url,
@@ -246,6 +259,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
     grpc,
     agentCard: handler.agentCard,
     baseUrl,
+    metrics: observed.metrics,
   };
   const router = handler.requestHandler;
   if (!(router instanceof TenantRouter)) return running;

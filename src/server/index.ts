@@ -35,3 +35,5 @@ export { logError, formatError } from './errorHook.js';
 export type { ErrorContext, ErrorHook } from './errorHook.js';
 export { DroppedWriteError } from './agentWrites.js';
 export { UnprocessedMessageError } from './unprocessedMessage.js';
+// Observing the server: the onCall hook's records, Prometheus metrics, an access log.
+export * from '../observability/index.js';

@@ -23,6 +23,7 @@ import type { AbuseLimitOptions } from '../../server/abuseLimits.js';
 import type { TaskLimits } from '../../server/taskLimits.js';
 import { webhookSecretKeys } from '../../push/webhookSignature.js';
 import type { AuthConfig, SchemeVerifierConfig } from '../../auth/authConfig.js';
+import { heldAccessLog } from '../accessLogOutput.js';
 
 export const serveHelp = `Usage: a2a serve [options]
 
@@ -86,6 +87,10 @@ Options:
   --no-compat         do not serve A2A 0.3 clients (default: 0.3 requests, i.e. without
                       A2A-Version, are translated and served on JSON-RPC, REST /v1 and, with
                       --grpc-port, the 0.3 gRPC service a2a.v1.A2AService; see docs/compat.md)
+  --metrics           Prometheus metrics at GET /metrics on the HTTP listener (no authentication:
+                      bind privately or put it behind your proxy; see docs/deploy.md)
+  --access-log        one JSON line per A2A call on stdout, after the listening output (no
+                      headers, bodies or tokens; see docs/deploy.md)
   --json              print the listening URLs as one JSON line
   -h, --help          show this help
 
@@ -134,6 +139,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'sign-kid': { type: 'string' },
       'sign-jku': { type: 'string' },
       'no-compat': { type: 'boolean', default: false },
+      metrics: { type: 'boolean', default: false },
+      'access-log': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -171,6 +178,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   let wired: WiredStore | undefined;
   let retention: ReturnType<typeof startRetention> | undefined;
   let running: RunningAgent<RequestHandlerLike>;
+  const accessLog = values['access-log'] ? heldAccessLog((text) => process.stdout.write(text)) : undefined;
   try {
     // R2 (single instance): tasks a crash left running get a definite state before we serve.
     if (opened.spec.kind !== 'postgres' || values['recover-interrupted']) {
@@ -197,6 +205,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       ...(tls ? { tls } : {}),
       ...(grpcPort !== undefined ? { grpc: { port: grpcPort } } : {}),
       ...(signCard ? { signCard } : {}),
+      ...(values.metrics ? { metrics: true } : {}),
       // One hook for the host, gRPC and the agent: the task's ids and the stack (docs/cli.md).
       onError: (e, context) => console.error(formatError('a2a serve', e, context)),
       handler: {
@@ -208,6 +217,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         ...(authRequiredStreamMs ? { authRequiredStreamMs } : {}),
         ...(auth ? { auth: auth.config } : {}),
         ...compatOption(values['no-compat']),
+        ...(accessLog ? { onCall: accessLog.hook } : {}),
       },
     };
     running = tenants ? await serveAgent({ ...serveOptions, ...tenants }) : await serveAgent({ ...serveOptions, agent: agent as NonNullable<typeof agent> });
@@ -228,6 +238,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     agent: card.name,
     /** Where the listener actually is (differs from the card with --public-url). */
     listening: running.url,
+    ...(values.metrics ? { metrics: `${running.url.replace(/\/$/, '')}/metrics` } : {}),
     store: opened.label,
     push: card.capabilities.pushNotifications === true ? pushLabel(push) : 'off',
     ...(tenants ? { tenants: Object.fromEntries(Object.keys(tenants.tenants).map((t) => [t, `${baseUrl.replace(/\/$/, '')}/${t}${AGENT_CARD_PATH}`])) } : {}),
@@ -236,9 +247,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } else {
     process.stdout.write(
-      `${tenants ? `${Object.keys(tenants.tenants).length} agents are` : `${card.name} is`} listening\n  Agent Card  ${tenants && tenants.defaultTenant === undefined ? '(no default tenant)' : out.card}\n${Object.entries(out.tenants ?? {}).map(([t, url]) => `  Tenant      ${t}  ${url}\n`).join('')}  JSON-RPC    ${out.jsonrpc}\n  HTTP+JSON   ${out.rest}\n${out.grpc ? `  gRPC        ${out.grpc}\n` : ''}  Store       ${out.store}\n  Push        ${out.push}\nPress Ctrl+C to stop.\n`,
+      `${tenants ? `${Object.keys(tenants.tenants).length} agents are` : `${card.name} is`} listening\n  Agent Card  ${tenants && tenants.defaultTenant === undefined ? '(no default tenant)' : out.card}\n${Object.entries(out.tenants ?? {}).map(([t, url]) => `  Tenant      ${t}  ${url}\n`).join('')}  JSON-RPC    ${out.jsonrpc}\n  HTTP+JSON   ${out.rest}\n${out.grpc ? `  gRPC        ${out.grpc}\n` : ''}${out.metrics ? `  Metrics     ${out.metrics}\n` : ''}  Store       ${out.store}\n  Push        ${out.push}\nPress Ctrl+C to stop.\n`,
     );
   }
+  accessLog?.open();
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
