@@ -246,9 +246,10 @@ export class A2ARequestHandler {
   }
 
   /** Runs a non-streaming operation on raw (untrusted) parameters. */
-  async unary<K extends UnaryOperationName>(op: K, params: unknown, ctx: CallContext): Promise<OperationResponses[K]> {
-    if (this.calls === undefined) return this.perform(op, this.admit(op, params, ctx), ctx);
-    return this.calls.unary(op, ctx, async () => this.perform(op, this.admit(op, params, ctx), ctx));
+  unary<K extends UnaryOperationName>(op: K, params: unknown, ctx: CallContext): Promise<OperationResponses[K]> {
+    // Not async itself: without a hook the call is one async function deep, as it always was.
+    if (this.calls === undefined) return this.perform(op, params, ctx);
+    return this.calls.unary(op, ctx, () => this.perform(op, params, ctx));
   }
 
   /** Capabilities, the caller's request budget, then the request decoded (noted by the call's observation). */
@@ -261,7 +262,8 @@ export class A2ARequestHandler {
     return req;
   }
 
-  private async perform<K extends UnaryOperationName>(op: K, req: OperationRequests[K], ctx: CallContext): Promise<OperationResponses[K]> {
+  private async perform<K extends UnaryOperationName>(op: K, params: unknown, ctx: CallContext): Promise<OperationResponses[K]> {
+    const req = this.admit(op, params, ctx);
     switch (op) {
       case 'sendMessage':
         return (await this.sendMessage(req as SendMessageRequest, ctx)) as OperationResponses[K];
@@ -284,9 +286,9 @@ export class A2ARequestHandler {
    * Starts a streaming operation. Errors found before the first event are thrown here, so
    * bindings answer them as ordinary errors (STREAM-12).
    */
-  async stream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
+  stream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     if (this.calls === undefined) return this.openCallStream(op, params, ctx);
-    return (await this.calls.stream(op, ctx, () => this.openCallStream(op, params, ctx))).abortWhen(ctx);
+    return this.calls.stream(op, ctx, () => this.openCallStream(op, params, ctx)).then((stream) => stream.abortWhen(ctx));
   }
 
   private async openCallStream(op: StreamingOperationName, params: unknown, ctx: CallContext): Promise<PushStream<StreamItem>> {
