@@ -274,6 +274,9 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     return purgeMemory({ entries, messages, contexts, push, leases }, options);
   }
 
+  /** Readiness: the memory store always answers. */
+  async ping(): Promise<void> {}
+
   async list(query: ListQuery): Promise<ListResult> {
     const matches: TaskRecord[] = [];
     const since = query.statusTimestampAfter === undefined ? undefined : millisRoundedUp(query.statusTimestampAfter);

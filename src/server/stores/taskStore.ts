@@ -172,6 +172,13 @@ export interface TaskStore {
    * recorded before the cutoff (docs/storage.md).
    */
   claimContext(tenant: string, contextId: string, owner: string): Promise<string>;
+  /**
+   * Readiness (docs/deploy.md, health probes): resolves once the store has answered a trivial
+   * query (`SELECT 1`), throws when it cannot — StoreUnavailableError when it is out of reach.
+   * Stops and frees what it holds (a pool connection) when `signal` aborts: the caller bounds it
+   * with a short timeout. Optional: a store without it counts as ready.
+   */
+  ping?(signal?: AbortSignal): Promise<void>;
   close?(): Promise<void>;
 }
 

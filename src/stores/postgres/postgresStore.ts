@@ -36,6 +36,7 @@ import { leaseFenceError } from '../../server/stores/leaseStore.js';
 import { canonicalTime, listFilter, pageLimit, taskColumns } from '../contract/sqlShared.js';
 import { ListQueries, leaseQueries, nameTag, pushQueries, statements, type LeaseQueryName, type PgPushQueryName, type PushQuery } from './postgresQueries.js';
 import { storeFailure } from './pgFailures.js';
+import { pingPool } from './pgPing.js';
 import { POSTGRES_MIGRATIONS, migratePostgres, quoteIdent, schemaVersionPg, type MigrationResult } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -237,6 +238,11 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
     let forgotten = batch;
     while (forgotten === batch) forgotten = (await this.pool.query(this.namedConfig(this.q.forgetContexts, { before, limit: batch }))).rowCount ?? 0;
     return total;
+  }
+
+  /** Readiness: `SELECT 1` through the pool, given up when `signal` aborts (pgPing.ts). */
+  async ping(signal?: AbortSignal): Promise<void> {
+    return pingPool(this.pool, signal);
   }
 
   async close(): Promise<void> {

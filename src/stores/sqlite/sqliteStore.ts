@@ -35,6 +35,7 @@ import { appended, toMessageRecord, toRecord, toStoredEvent } from '../contract/
 import type { SqlLeases } from '../contract/sqlLeases.js';
 import { SqlStoreBase } from '../contract/sqlStoreBase.js';
 import { GroupCommit } from './groupCommit.js';
+import { unlessBusy } from './sqliteFailures.js';
 import { liveServers, registerInstance, unregisterInstance, type InstanceRow } from './sqliteInstances.js';
 import { sqliteLeaseHolder, sqliteLeases } from './sqliteLeases.js';
 import { leaseFenceError } from '../../server/stores/leaseStore.js';
@@ -257,6 +258,14 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
   /** The live servers of the file other than this process. */
   liveServers(): InstanceRow[] {
     return liveServers(this.db);
+  }
+
+  /**
+   * Readiness: `SELECT 1` on the store's connection (a closed database throws). Reads are not
+   * held up by another process's write lock in WAL mode; SQLITE_BUSY is StoreUnavailableError.
+   */
+  async ping(): Promise<void> {
+    unlessBusy(() => this.db.prepare('SELECT 1').get());
   }
 
   /** `PRAGMA quick_check` (integrity_check without the index contents): 'ok' or the problems found. */
