@@ -21,6 +21,9 @@ import { nodeJsonFetcher } from '../auth/nodeJsonFetcher.js';
 import { logError, type ErrorHook } from '../server/errorHook.js';
 import { servedMetrics, type MetricsOptions } from './serveMetrics.js';
 import type { A2AMetrics } from '../observability/a2aMetrics.js';
+import { ServerHealth } from '../server/serverHealth.js';
+import { healthRoutes, type HealthRouteOptions } from '../server/http/healthRoutes.js';
+import { setTimeout as delay } from 'node:timers/promises';
 
 /** What serveAgent and serveTenants share. */
 export interface ServeAgentBaseOptions extends ServeOptions {
@@ -61,6 +64,21 @@ export interface ServeAgentBaseOptions extends ServeOptions {
    * it privately or put it behind your proxy. The registry is `RunningAgent.metrics`.
    */
   metrics?: boolean | MetricsOptions;
+  /**
+   * Health probes (docs/deploy.md, "Health probes"), on by default: GET or HEAD `/healthz`
+   * (liveness: 200 whenever the process answers) and `/readyz` (readiness: 200 while the task
+   * store answers a `SELECT 1` within `storeTimeoutMs`, default 1000, and the server is not
+   * draining; else 503 with the reason), one pair for the whole server (tenants included),
+   * without authentication; with `grpc`, also `grpc.health.v1.Health` on the gRPC port. The
+   * paths may be changed (`livenessPath`, `readinessPath`); false serves none of them.
+   */
+  health?: false | (HealthRouteOptions & { storeTimeoutMs?: number });
+  /**
+   * How long close() goes on serving as before, with readiness answering NOT_SERVING
+   * ("draining"), before it stops accepting connections (default 0): time for load balancers
+   * to see the probe fail and stop sending requests here.
+   */
+  shutdownDelayMs?: number;
 }
 
 export interface ServeAgentOptions extends ServeAgentBaseOptions {
@@ -87,6 +105,8 @@ export interface RunningAgent<H extends RequestHandlerLike = A2ARequestHandler> 
   readonly baseUrl: string;
   /** The metrics registry, when `metrics` is on. */
   readonly metrics: A2AMetrics | undefined;
+  /** The readiness the probes answer from (undefined with `health: false`); close() starts its drain. */
+  readonly health: ServerHealth | undefined;
 }
 
 export interface RunningTenants extends RunningAgent<TenantRouter> {
@@ -141,6 +161,11 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
     requireExtendedCardAuth({ servesExtendedCard: servesExtendedCard(agent), card: agent.card }, options.handler?.auth);
   }
   const onError = oneHook(options.onError, options.handler?.onError);
+  const healthOptions = options.health === false ? undefined : (options.health ?? {});
+  const health = healthOptions
+    ? new ServerHealth({ store: options.handler?.store, ...(healthOptions.storeTimeoutMs !== undefined ? { storeTimeoutMs: healthOptions.storeTimeoutMs } : {}) })
+    : undefined;
+  const routes = [...(health ? healthRoutes(health, healthOptions) : []), ...(options.routes ?? [])];
   const ref: { handler?: A2AHandler<RequestHandlerLike> } = {};
   // The handler needs the bound ports (the card lists them), so it is built after listening:
   // requests arriving before it exists wait for it rather than fail (R19).
@@ -185,6 +210,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
         ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
         onError,
         ready: installing.ready,
+        ...(health ? { health } : {}),
       });
     } catch (error) {
       installing.fail(error);
@@ -196,7 +222,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   const jsonRpcPath = options.handler?.jsonRpcPath === undefined ? DEFAULT_JSONRPC_PATH : options.handler.jsonRpcPath;
   const restPath = options.handler?.restPath === undefined ? DEFAULT_REST_PATH : options.handler.restPath;
   const urls: InterfaceUrls = { httpBaseUrl: baseUrl, jsonRpcPath, restPath, ...(grpcAddress ? { grpcAddress } : {}) };
-  const observed = servedMetrics(options);
+  const observed = servedMetrics({ ...options, routes });
   const common = {
     ...options.handler,
     onError,
@@ -243,6 +269,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   ref.handler = handler;
   observed.metrics?.track(handler.requestHandler);
   installing.install(handler);
+  let closing: Promise<void> | undefined;
   const running: RunningAgent<RequestHandlerLike> = {
     url: server.url,
     port: server.port,
@@ -251,12 +278,19 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
     get openStreams() {
       return server.openStreams;
     },
-    async close() {
-      // gRPC streams end with UNAVAILABLE, HTTP streams with a retry hint; then the handler drains.
-      await Promise.all([grpc?.close(), server.close()]);
+    close() {
+      closing ??= (async () => {
+        // Readiness fails first (gRPC watchers hear it at once); balancers get shutdownDelayMs to notice.
+        health?.drain();
+        if (options.shutdownDelayMs) await delay(options.shutdownDelayMs);
+        // gRPC streams end with UNAVAILABLE, HTTP streams with a retry hint; then the handler drains.
+        await Promise.all([grpc?.close(), server.close()]);
+      })();
+      return closing;
     },
     handler,
     grpc,
+    health,
     agentCard: handler.agentCard,
     baseUrl,
     metrics: observed.metrics,

@@ -2,10 +2,14 @@
  * The gRPC listener: `serveGrpc` binds a grpc-js Server on its own port (plaintext h2c, TLS, or
  * TLS asking for client certificates) and serves the 1.0 service `lf.a2a.v1.A2AService`
  * (server.ts) and, unless `compat03: false`, the A2A 0.3 service `a2a.v1.A2AService`
- * (v03Service.ts), both over the same request handler. close() is the R24 shutdown. Node only.
+ * (v03Service.ts), both over the same request handler, and with `health` the gRPC health service
+ * (healthService.ts). close() is the R24 shutdown. Node only.
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from './codec.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, GRPC_SERVICE_NAME } from './codec.js';
+import { GRPC03_SERVICE_NAME } from './v03Codec.js';
+import { createHealthService } from './healthService.js';
+import type { ServerHealth } from '../../server/serverHealth.js';
 import { createGrpcService, resolver, type HandlerSource } from './server.js';
 import { createGrpc03Service, type Grpc03ServiceOptions } from './v03Service.js';
 
@@ -47,6 +51,11 @@ export interface ServeGrpcOptions extends Grpc03ServiceOptions {
    * same handler (v03Service.ts). Default true, as `compat03` of createA2AHandler.
    */
   compat03?: boolean;
+  /**
+   * Also serve the gRPC health checking protocol `grpc.health.v1.Health` (healthService.ts) from
+   * this readiness decision; close() starts its drain, so watchers hear NOT_SERVING first.
+   */
+  health?: ServerHealth;
 }
 
 const KEEPALIVE_MS = 30_000;
@@ -70,7 +79,9 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
     ...keepalive(options.keepaliveMs ?? KEEPALIVE_MS),
     ...options.serverOptions,
   });
-  const services = [createGrpcService(source, options), ...(options.compat03 === false ? [] : [createGrpc03Service(source, options)])];
+  const compat03 = options.compat03 !== false;
+  const services = [createGrpcService(source, options), ...(compat03 ? [createGrpc03Service(source, options)] : [])];
+  if (options.health) services.push(createHealthService(options.health, [GRPC_SERVICE_NAME, ...(compat03 ? [GRPC03_SERVICE_NAME] : [])]));
   for (const service of services) server.addService(service.definition, service.implementation);
   const host = options.host ?? '127.0.0.1';
   const tls = options.tls;
@@ -95,6 +106,7 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
       // R24: stop accepting, end streams with UNAVAILABLE (clients resubscribe elsewhere),
       // let unary calls finish, then give running agents the rest of the deadline.
       closed ??= (async () => {
+        options.health?.drain();
         const timeout = options.shutdownTimeoutMs ?? 10_000;
         const timer = setTimeout(() => server.forceShutdown(), timeout);
         const shutdown = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
