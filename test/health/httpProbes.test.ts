@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveAgent, type RunningAgent } from '../../src/node/serveAgent.js';
+import { serveAgent, type RunningAgent, type ServeAgentOptions } from '../../src/node/serveAgent.js';
 import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
 import { SqliteTaskStore } from '../../src/stores/sqlite/sqliteStore.js';
 import { StoreUnavailableError } from '../../src/protocol/errors.js';
@@ -19,14 +19,14 @@ import { testCard } from '../server/support.js';
 import { request, rpcBody, userMessage } from '../node/helpers.js';
 import { heldAgent, probe } from './support.js';
 
-const servers: RunningAgent[] = [];
+const servers: Array<{ close(): Promise<void> }> = [];
 const dirs: string[] = [];
 after(async () => {
   await Promise.all(servers.map((s) => s.close()));
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function start(options: Partial<Parameters<typeof serveAgent>[0]> = {}): Promise<RunningAgent> {
+async function start(options: Partial<ServeAgentOptions> = {}): Promise<RunningAgent> {
   const running = await serveAgent({ agent: { card: testCard('health'), executor: createDemoAgent() }, port: 0, onError: () => undefined, ...options });
   servers.push(running);
   return running;

@@ -10,8 +10,6 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { PostgresTaskStore } from '../../src/stores/postgres/postgresStore.js';
 import { serveAgent, type RunningAgent } from '../../src/node/serveAgent.js';
@@ -21,6 +19,7 @@ import { testCard } from '../server/support.js';
 import { grpcBinding } from '../grpc/grpcTestBinding.js';
 import { jsonRpcBinding, restBinding } from '../support/bindings.js';
 import { pgTestDatabase, type PgTestDatabase } from './pgSetup.js';
+import { startRelay } from './pgRelay.js';
 
 const setup = await pgTestDatabase();
 const skip = typeof setup === 'string' ? setup : false;
@@ -32,46 +31,6 @@ before(() => {
 after(async () => {
   await db?.dispose();
 });
-
-/** A TCP relay to PostgreSQL that can be switched off (cut every connection, refuse new ones) and on. */
-interface Relay {
-  url: string;
-  off(): Promise<void>;
-  on(): Promise<void>;
-  close(): Promise<void>;
-}
-
-async function startRelay(target: URL): Promise<Relay> {
-  const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  let port = 0;
-  const listen = () =>
-    new Promise<void>((resolve) => {
-      server = createServer((client) => {
-        const upstream = connect(Number(target.port), target.hostname);
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on('close', () => sockets.delete(s));
-          s.on('error', () => undefined);
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.listen(port, '127.0.0.1', () => {
-        port = (server?.address() as AddressInfo).port;
-        resolve();
-      });
-    });
-  const off = async () => {
-    const closed = new Promise((resolve) => server?.close(resolve));
-    for (const s of sockets) s.destroy();
-    await closed;
-  };
-  await listen();
-  const url = new URL(target);
-  url.hostname = '127.0.0.1';
-  url.port = String(port);
-  return { url: url.toString(), off, on: listen, close: off };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

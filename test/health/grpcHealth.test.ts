@@ -1,0 +1,138 @@
+/**
+ * The gRPC health checking protocol (OPS-HEALTH; grpc/doc/health-checking.md) on `serveAgent`'s
+ * gRPC port, called by a generic client built only from the standard health.proto (written out
+ * here) with @grpc/proto-loader: Check for "" and lf.a2a.v1.A2AService, NOT_FOUND for another
+ * name; Watch sends SERVING, NOT_SERVING as soon as graceful shutdown starts (a long task keeping
+ * the server draining), and ends at shutdown; SERVICE_UNKNOWN for an unknown name.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as protoLoader from '@grpc/proto-loader';
+import { credentials, loadPackageDefinition, status as grpcStatus, type Client, type ClientReadableStream, type ServiceClientConstructor, type ServiceError } from '@grpc/grpc-js';
+import { serveAgent, type RunningAgent, type ServeAgentOptions } from '../../src/node/serveAgent.js';
+import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
+import { StoreUnavailableError } from '../../src/protocol/errors.js';
+import { createDemoAgent } from '../../src/cli/agents/demo.js';
+import { testCard } from '../server/support.js';
+import { request, rpcBody, userMessage } from '../node/helpers.js';
+import { heldAgent } from './support.js';
+
+/** grpc/src/proto/grpc/health/v1/health.proto, as published. */
+const HEALTH_PROTO = `
+syntax = "proto3";
+package grpc.health.v1;
+message HealthCheckRequest { string service = 1; }
+message HealthCheckResponse {
+  enum ServingStatus { UNKNOWN = 0; SERVING = 1; NOT_SERVING = 2; SERVICE_UNKNOWN = 3; }
+  ServingStatus status = 1;
+}
+service Health {
+  rpc Check(HealthCheckRequest) returns (HealthCheckResponse);
+  rpc Watch(HealthCheckRequest) returns (stream HealthCheckResponse);
+}
+`;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type HealthClient = Client & Record<string, any>;
+let Health: ServiceClientConstructor;
+let dir: string;
+const servers: RunningAgent[] = [];
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'health-proto-'));
+  writeFileSync(join(dir, 'health.proto'), HEALTH_PROTO);
+  const definition = protoLoader.loadSync('health.proto', { includeDirs: [dir], enums: String, defaults: true });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  Health = (loadPackageDefinition(definition) as any).grpc.health.v1.Health as ServiceClientConstructor;
+});
+after(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(options: Partial<ServeAgentOptions> = {}): Promise<{ running: RunningAgent; client: HealthClient }> {
+  const running = await serveAgent({ agent: { card: testCard('health'), executor: createDemoAgent() }, port: 0, grpc: { port: 0 }, onError: () => undefined, ...options });
+  servers.push(running);
+  const client = new Health(`127.0.0.1:${running.grpc?.port}`, credentials.createInsecure()) as HealthClient;
+  return { running, client };
+}
+
+function check(client: HealthClient, service: string): Promise<string> {
+  return new Promise((resolve, reject) => client.check({ service }, (error: ServiceError | null, res: { status: string }) => (error ? reject(error) : resolve(res.status))));
+}
+
+/** A Watch call: the statuses received so far, and its end (the status it ended with). */
+function watch(client: HealthClient, service: string): { statuses: string[]; ended: Promise<number>; call: ClientReadableStream<{ status: string }> } {
+  const call = client.watch({ service }) as ClientReadableStream<{ status: string }>;
+  const statuses: string[] = [];
+  call.on('data', (m: { status: string }) => statuses.push(m.status));
+  const ended = new Promise<number>((resolve) => {
+    call.on('status', (s: { code: number }) => resolve(s.code));
+    call.on('error', () => undefined);
+  });
+  return { statuses, ended, call };
+}
+
+async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('OPS-HEALTH grpc.health.v1.Health', () => {
+  test('Check: SERVING for "" and lf.a2a.v1.A2AService (and the 0.3 service); NOT_FOUND for another name; NOT_SERVING when the store check fails', async () => {
+    const state = { down: false };
+    const store = new MemoryTaskStore();
+    store.ping = async () => {
+      if (state.down) throw StoreUnavailableError.from(new Error('gone'));
+    };
+    const { client } = await start({ handler: { store } });
+    assert.equal(await check(client, ''), 'SERVING');
+    assert.equal(await check(client, 'lf.a2a.v1.A2AService'), 'SERVING');
+    assert.equal(await check(client, 'a2a.v1.A2AService'), 'SERVING');
+    await assert.rejects(check(client, 'no.such.Service'), (e: ServiceError) => e.code === grpcStatus.NOT_FOUND);
+    state.down = true;
+    assert.equal(await check(client, ''), 'NOT_SERVING');
+    state.down = false;
+    assert.equal(await check(client, 'lf.a2a.v1.A2AService'), 'SERVING');
+    client.close();
+  });
+
+  test('Watch: SERVICE_UNKNOWN for an unknown name (the call stays open); SERVING, then NOT_SERVING as soon as the drain starts, then the end at shutdown', async () => {
+    const agent = heldAgent();
+    const { running, client } = await start({ agent: { card: testCard('health'), executor: agent.executor }, shutdownDelayMs: 500, shutdownTimeoutMs: 5000 });
+    const unknown = watch(client, 'no.such.Service');
+    const whole = watch(client, '');
+    const a2a = watch(client, 'lf.a2a.v1.A2AService');
+    await until(() => whole.statuses.length > 0 && a2a.statuses.length > 0 && unknown.statuses.length > 0, 'the first statuses');
+    assert.deepEqual(unknown.statuses, ['SERVICE_UNKNOWN']);
+    assert.deepEqual(whole.statuses, ['SERVING']);
+    assert.deepEqual(a2a.statuses, ['SERVING']);
+
+    const send = request(running.url + '/a2a/jsonrpc', { body: rpcBody('SendMessage', { message: userMessage('hold') }), headers: { 'content-type': 'application/json' } });
+    await agent.started;
+    const closed = running.close();
+    await until(() => whole.statuses.length === 2 && a2a.statuses.length === 2, 'NOT_SERVING');
+    assert.deepEqual(whole.statuses, ['SERVING', 'NOT_SERVING']);
+    assert.deepEqual(a2a.statuses, ['SERVING', 'NOT_SERVING']);
+    // A Check during the drain says the same.
+    assert.equal(await check(client, ''), 'NOT_SERVING');
+    agent.release();
+    await send;
+    await closed;
+    assert.equal(await whole.ended, grpcStatus.OK, 'the watch ended at shutdown');
+    assert.equal(await unknown.ended, grpcStatus.OK);
+    client.close();
+  });
+
+  test('health: false serves no health service on the gRPC port', async () => {
+    const { client } = await start({ health: false });
+    await assert.rejects(check(client, ''), (e: ServiceError) => e.code === grpcStatus.UNIMPLEMENTED);
+    client.close();
+  });
+});
