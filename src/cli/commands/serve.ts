@@ -15,7 +15,7 @@ import { listenFailure } from '../listenFailure.js';
 import { readOptionFile } from '../optionFile.js';
 import { withStore } from '../storeFailure.js';
 import { tlsOptions } from '../tlsOptions.js';
-import { openStore } from '../../stores/contract/openStore.js';
+import { openStore, parseStoreSpec, type StoreSpec } from '../../stores/contract/openStore.js';
 import { wireStore, type WiredStore } from '../../stores/contract/wireStore.js';
 import { startRetention } from '../../stores/contract/retention.js';
 import type { PushOptions } from '../../push/pushOptions.js';
@@ -51,6 +51,8 @@ Options:
                        "mtls": {"ca": "clients-ca.pem"}}     (see docs/security.md)
   --store SPEC        where tasks live: sqlite (default: ./.a2a/tasks.db), sqlite:PATH,
                       memory, or postgres://user:pass@host:5432/db[?schema=a2a]
+  --pg-pool-size N    PostgreSQL: most connections in this instance's store pool, 1..1000
+                      (default 10; the event bus holds one more; see docs/deploy.md, Sizing)
   --retention-days N  delete finished tasks N days after their last change, on any --store
                       (default: keep all; the memory store then grows with every task)
   --recover-interrupted
@@ -91,6 +93,12 @@ Options:
                       bind privately or put it behind your proxy; see docs/deploy.md)
   --access-log        one JSON line per A2A call on stdout, after the listening output (no
                       headers, bodies or tokens; see docs/deploy.md)
+  --no-health         do not serve the health probes (default: GET/HEAD /healthz, liveness, and
+                      /readyz, readiness: 503 while draining or when the store does not answer
+                      within 1 s; with --grpc-port also grpc.health.v1.Health; see docs/deploy.md)
+  --shutdown-delay-ms N
+                      on SIGTERM, keep serving N ms with /readyz answering 503 "draining" before
+                      closing the listeners, so load balancers stop routing here first (default 0)
   --json              print the listening URLs as one JSON line
   -h, --help          show this help
 
@@ -141,6 +149,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'no-compat': { type: 'boolean', default: false },
       metrics: { type: 'boolean', default: false },
       'access-log': { type: 'boolean', default: false },
+      'no-health': { type: 'boolean', default: false },
+      'shutdown-delay-ms': { type: 'string' },
+      'pg-pool-size': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -173,8 +184,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const tenants = values.tenants === undefined ? undefined : await loadTenants(values.tenants);
   const agent = tenants ? undefined : await loadAgent(values.agent ?? 'demo');
   if (!auth) requireAuthConfig(tenants?.tenants ?? { '': agent as NonNullable<typeof agent> });
+  const shutdownDelayMs = intOption(values['shutdown-delay-ms'], '--shutdown-delay-ms', { min: 0, max: 600_000 });
+  const poolSize = intOption(values['pg-pool-size'], '--pg-pool-size', { min: 1, max: 1000 });
+  if (poolSize !== undefined && storeKind(values.store) !== 'postgres') throw new UsageError('--pg-pool-size needs a postgres:// --store');
   if (grpcPort !== undefined) await quietGrpcBindFailure();
-  const opened = await withStore(values.store, () => openStore(values.store, { serve: true }));
+  const opened = await withStore(values.store, () => openStore(values.store, { serve: true, ...(poolSize !== undefined ? { poolSize } : {}) }));
   let wired: WiredStore | undefined;
   let retention: ReturnType<typeof startRetention> | undefined;
   let running: RunningAgent<RequestHandlerLike>;
@@ -206,6 +220,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       ...(grpcPort !== undefined ? { grpc: { port: grpcPort } } : {}),
       ...(signCard ? { signCard } : {}),
       ...(values.metrics ? { metrics: true } : {}),
+      ...(values['no-health'] ? { health: false as const } : {}),
+      ...(shutdownDelayMs ? { shutdownDelayMs } : {}),
       // One hook for the host, gRPC and the agent: the task's ids and the stack (docs/cli.md).
       onError: (e, context) => console.error(formatError('a2a serve', e, context)),
       handler: {
@@ -274,6 +290,15 @@ async function cardSigner(path: string, flags: { kid?: string | undefined; jku?:
     return await signCardWith(path, { ...(flags.kid ? { kid: flags.kid } : {}), ...(flags.jku ? { jku: flags.jku } : {}) });
   } catch (error) {
     throw new UsageError(`--sign-key ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** The kind of store `--store` names, undefined when it names none (withStore reports that). */
+function storeKind(spec: string): StoreSpec['kind'] | undefined {
+  try {
+    return parseStoreSpec(spec).kind;
+  } catch {
+    return undefined;
   }
 }
 

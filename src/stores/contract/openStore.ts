@@ -63,6 +63,8 @@ export interface OpenStoreOptions {
    * (`a2a db`) leave it out.
    */
   serve?: boolean;
+  /** PostgreSQL: most connections in the store's pool (default 10; `a2a serve --pg-pool-size`). */
+  poolSize?: number;
 }
 
 export function parseStoreSpec(text: string): StoreSpec {
@@ -143,6 +145,7 @@ export async function openStore(spec: StoreSpec | string, options: OpenStoreOpti
     connectionString: s.url,
     ...(s.schema ? { schema: s.schema } : {}),
     ...(options.migrate === false ? { migrate: false } : {}),
+    ...(options.poolSize !== undefined ? { poolConfig: { max: options.poolSize } } : {}),
   });
   return {
     store,
