@@ -13,6 +13,8 @@ export type { OpenedStore, OpenStoreOptions, StoreSpec } from '../stores/contrac
 export { wireStore } from '../stores/contract/wireStore.js';
 export type { WiredStore, WireStoreOptions } from '../stores/contract/wireStore.js';
 export type { ServeTenantsOptions, RunningTenants } from './serveAgent.js';
+// The readiness the probes answer from (RunningAgent.health), for serveGrpc's `health` option.
+export { ServerHealth } from '../server/serverHealth.js';
 // Card signing from key files and the SSRF-guarded JWKS fetcher are Node-only (node:fs,
 // node:crypto, the guard's sockets), so they are exported here, not from the runtime-neutral a2a-kit/signing.
 export { signCardWith, loadSigningKey, generateSigningKeys, guardedJwksFetcher } from '../signing/node.js';

@@ -37,3 +37,7 @@ export { DroppedWriteError } from './agentWrites.js';
 export { UnprocessedMessageError } from './unprocessedMessage.js';
 // Observing the server: the onCall hook's records, Prometheus metrics, an access log.
 export * from '../observability/index.js';
+export { ServerHealth } from './serverHealth.js';
+export type { Readiness, ServerHealthOptions, ServingStatus, NotServingReason } from './serverHealth.js';
+export { healthRoutes, DEFAULT_LIVENESS_PATH, DEFAULT_READINESS_PATH } from './http/healthRoutes.js';
+export type { HealthRouteOptions } from './http/healthRoutes.js';
