@@ -12,7 +12,7 @@ import { defaultBindings, GRPC_BINDING } from './defaultBinding.js';
 import { CliError, EXIT, errorText, reportOf } from './errors.js';
 import { ActivatedExtensions, EXTENSION_HELP, extensionsOf } from './extensions.js';
 import { colorsWanted, createStyle, type Style } from './render/style.js';
-import { redactUserinfo } from './redact.js';
+import { redactUserinfo, typedUrl } from './redact.js';
 import { UsageError } from './usage.js';
 import { wireLog } from './wireLog.js';
 
@@ -185,7 +185,7 @@ export function agentUrl(value: string): string {
  * messages never repeat them.
  */
 export function httpUrl(value: string, name: string, credentialsHint = ''): string {
-  const shown = redactUserinfo(value);
+  const shown = typedUrl(value);
   let url: URL;
   try {
     url = new URL(value);

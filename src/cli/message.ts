@@ -6,6 +6,7 @@ import type { FileInput } from '../client/messages.js';
 import type { JsonValue } from '../protocol/types.js';
 import { intOption, mediaTypeOf } from './cli.js';
 import { UsageError } from './usage.js';
+import { typedUrl } from './redact.js';
 
 export const MESSAGE_OPTIONS = {
   data: { type: 'string' },
@@ -44,7 +45,7 @@ function urlOf(value: string): URL {
   try {
     return new URL(value);
   } catch {
-    throw new UsageError(`--file: not a valid URL: ${value}`);
+    throw new UsageError(`--file: not a valid URL: ${typedUrl(value)}`);
   }
 }
 

@@ -18,3 +18,15 @@ export function redactUserinfo(text: string): string {
     return `${scheme}${colon < 0 ? '***' : `${userinfo.slice(0, colon)}:***`}@`;
   });
 }
+
+/** scheme:// then the authority up to its last `@` (any character but `/`, `?`, `#`): one URL as typed. */
+const TYPED_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i;
+
+/**
+ * One URL as the user typed it, for an error message: its userinfo masked even when the URL does
+ * not parse and the password holds a space or a quote (which `redactUserinfo`, reading free
+ * text, cannot tell from the text around a URL).
+ */
+export function typedUrl(value: string): string {
+  return redactUserinfo(value.replace(TYPED_USERINFO, (_match, scheme: string, userinfo: string) => `${scheme}${userinfo.includes(':') ? `${userinfo.slice(0, userinfo.indexOf(':'))}:***` : '***'}@`));
+}

@@ -98,8 +98,9 @@ function seqOf(id: string | undefined): number | undefined {
  * comes from a server that numbers each connection's events (Last-Event-ID is no part of A2A,
  * SSE-07): its ids are no cursor, and it is read as a stream without ids. A task that became
  * terminal meanwhile (resubscribe refused, LIFE-04) ends with its GetTask snapshot. A stream
- * ends at an interrupted state, except one dropped at AUTH_REQUIRED: it is resubscribed once, as
- * the agent may resume on its own (AUTHZ-06), and ends there if the server closes it again.
+ * ends at an interrupted state, except one dropped at AUTH_REQUIRED: it is resubscribed like any
+ * dropped stream, as the agent may resume on its own (AUTHZ-06), and ends there if the server
+ * closes it cleanly or cannot be reached.
  */
 export async function* resumableStream(source: ResumableSource): AsyncGenerator<StreamResponse> {
   const assembler = new TaskAssembler();

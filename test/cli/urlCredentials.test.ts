@@ -48,6 +48,20 @@ describe('credentials in URLs (R23)', { concurrency: 2 }, () => {
     }
   });
 
+  test('R23 a URL that does not parse, whose password holds a space or a quote: the usage error still masks it (<url>, --file, <webhook-url>)', async () => {
+    const secret = "hun ter'2<SECRET>";
+    for (const command of [
+      ['get', `http://alice:${secret}@[::1`, 'T1'],
+      ['send', 'http://localhost:1', 'hi', '--file', `http://bob:${secret}@ex ample.com/a`],
+      ['push', 'create', 'http://localhost:1', 'T1', `http://carol:${secret}@[::1`],
+    ]) {
+      const r = await runToExit([...command, '--json']);
+      assert.equal(r.code, 2, r.stderr);
+      assert.ok(!r.stdout.includes('SECRET') && !r.stderr.includes('SECRET'), `${r.stdout}\n${r.stderr}`);
+      assert.match((JSON.parse(r.stdout) as { error: { message: string } }).error.message, /:\*\*\*@/);
+    }
+  });
+
   test('R23 an interface URL from the card with user:password: the error and the --verbose lines show user:***@', async () => {
     const r = await runToExit(['send', cardUrl, 'hi', '--json', '-v']);
     assert.equal(r.code, 4, r.stderr);

@@ -10,6 +10,7 @@ import type { A2AClient } from '../../client/client.js';
 import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, intOption, nonEmpty, positionalsOf, runCommand, type Cli, type ClientFlags } from '../cli.js';
 import { renderPushConfig, renderPushConfigs } from '../render/pushConfig.js';
 import { UsageError } from '../usage.js';
+import { typedUrl } from '../redact.js';
 
 export const pushHelp = `Usage: a2a push <create|get|list|delete> <url> <task> … [options]
 
@@ -104,9 +105,9 @@ export function webhookUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`<webhook-url> must be an absolute http(s) URL, got "${value}"`);
+    throw new UsageError(`<webhook-url> must be an absolute http(s) URL, got "${typedUrl(value)}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`<webhook-url> must be http(s), got "${value}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`<webhook-url> must be http(s), got "${typedUrl(value)}"`);
   return value;
 }
 
