@@ -1,6 +1,7 @@
 /** The `a2a` command line. Commands are loaded on use, so calling an agent never loads the server. */
 import { isUsageError, reportOf } from './errors.js';
 import { redactUserinfo } from './redact.js';
+import { stdoutClosed } from './stdoutClosed.js';
 import { UsageError } from './usage.js';
 import { usageText } from './usageText.js';
 
@@ -137,9 +138,11 @@ function wantsJson(args: string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).includes('--json');
 }
 
-// `a2a … | head`: the reader went away; stop quietly instead of crashing on EPIPE.
+// `a2a … | head`: the reader went away; stop quietly instead of crashing on EPIPE (a listening
+// `a2a serve` keeps serving instead: stdoutClosed.ts).
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
+  if (stdoutClosed()) return;
   process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
 });
 

@@ -24,6 +24,7 @@ import type { TaskLimits } from '../../server/taskLimits.js';
 import { webhookSecretKeys } from '../../push/webhookSignature.js';
 import type { AuthConfig, SchemeVerifierConfig } from '../../auth/authConfig.js';
 import { heldAccessLog } from '../accessLogOutput.js';
+import { whenStdoutClosed } from '../stdoutClosed.js';
 
 export const serveHelp = `Usage: a2a serve [options]
 
@@ -266,6 +267,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
       `${tenants ? `${Object.keys(tenants.tenants).length} agents are` : `${card.name} is`} listening\n  Agent Card  ${tenants && tenants.defaultTenant === undefined ? '(no default tenant)' : out.card}\n${Object.entries(out.tenants ?? {}).map(([t, url]) => `  Tenant      ${t}  ${url}\n`).join('')}  JSON-RPC    ${out.jsonrpc}\n  HTTP+JSON   ${out.rest}\n${out.grpc ? `  gRPC        ${out.grpc}\n` : ''}${out.metrics ? `  Metrics     ${out.metrics}\n` : ''}  Store       ${out.store}\n  Push        ${out.push}\nPress Ctrl+C to stop.\n`,
     );
   }
+  // Listening: a reader of stdout that goes away (EPIPE) ends the access log, not the server.
+  whenStdoutClosed(() => {
+    accessLog?.stop();
+    if (accessLog) console.error('a2a serve: stdout was closed (EPIPE): access log stopped; still serving');
+  });
   accessLog?.open();
   await new Promise<void>((resolve) => {
     const stop = () => {
