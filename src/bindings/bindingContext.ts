@@ -155,8 +155,13 @@ export class BindingContext {
     return headers;
   }
 
-  /** Converts anything thrown to an A2AError, reporting unexpected failures once (a client gone away is none). */
-  report(error: unknown, context?: ErrorContext): A2AError {
+  /**
+   * Converts anything thrown to an A2AError, reporting unexpected failures once (a client gone
+   * away is none). With the call's `ctx`, a call whose observation no handler call claimed ends
+   * here (CallObserver.fail): every error answer of a call passes through this.
+   */
+  report(error: unknown, context?: ErrorContext, ctx?: CallContext): A2AError {
+    if (ctx) this.handler.calls?.fail(ctx, error);
     if (isServerFault(error)) this.onError?.(error, context);
     return toA2AError(error);
   }

@@ -7,6 +7,9 @@
  *
  * A call is one CallContext: a call the 0.3 compatibility layer answers with several handler
  * calls (every page of a push config list, say) is reported once, by the outermost observation.
+ * A call that authentication opened and that failed before a handler call claimed it (its request
+ * could not be read) is reported by `fail`, which every binding calls where it answers an error:
+ * whatever path a call takes, an opened observation is reported exactly once.
  */
 import type { OperationName } from '../protocol/types.js';
 import { toA2AError } from '../protocol/errors.js';
@@ -62,7 +65,10 @@ export type CallHook = (call: CallRecord) => void;
 /** One call in progress: when it started and what it concerned. Lives on CallContext.observation. */
 export class CallObservation {
   readonly startedAt = performance.now();
-  /** A handler call (or a composite 0.3 call) owns it; nested handler calls only add to it. */
+  /**
+   * A handler call (or a composite 0.3 call) owns it, or it ended already (a refused
+   * authentication, `fail`); nested handler calls only add to it.
+   */
   claimed = false;
   tenant = '';
   taskId: string | undefined = undefined;
@@ -107,13 +113,26 @@ export class CallObserver {
    * success the observation waits, with its start, for the handler call to claim it.
    */
   async authenticate(operation: string, ctx: CallContext, check: () => Promise<void>): Promise<void> {
-    const observation = (ctx.observation ??= new CallObservation(operation, ctx));
+    ctx.observation ??= new CallObservation(operation, ctx);
     try {
       await check();
     } catch (error) {
-      this.end(ctx, { observation, outcome: toA2AError(error).reason });
+      this.fail(ctx, error);
       throw error;
     }
+  }
+
+  /**
+   * The end of a call that failed before a handler call claimed its observation (authenticated,
+   * then refused while its request was read: a body that does not parse, an id in the body that
+   * differs from the path, a 0.3 request that does not translate), with the error's reason.
+   * Nothing when no observation is open or one ended or was claimed already (its owner reports it).
+   */
+  fail(ctx: CallContext, error: unknown): void {
+    const observation = ctx.observation;
+    if (!observation || observation.claimed) return;
+    observation.claimed = true;
+    this.end(ctx, { observation, outcome: toA2AError(error).reason });
   }
 
   /** A unary call (or a composite one): reported when `run` settles, unless an outer observation owns it. */

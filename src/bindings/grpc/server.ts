@@ -129,7 +129,9 @@ const V10_RPCS: readonly GrpcRpc[] = GRPC_METHODS.map(v10Rpc);
 export function createServiceOver(source: HandlerSource, spec: GrpcServiceSpec, options: GrpcServiceOptions = {}): GrpcService {
   const handler = resolver(source);
   const onError = options.onError ?? logError;
-  const report = (error: unknown, context?: ErrorContext): GrpcErrorStatus => {
+  const report = (error: unknown, context?: ErrorContext, ctx?: CallContext): GrpcErrorStatus => {
+    // A call authenticated and then refused before a handler call claimed it ends here (CallObserver.fail).
+    if (ctx?.observation) handler().calls?.fail(ctx, error);
     if (isServerFault(error)) onError(error, context);
     return toGrpcError(toA2AError(error), spec.statusCodes);
   };
@@ -198,8 +200,8 @@ interface CallEnv {
   handler: () => A2ARequestHandler;
   authenticator: () => Authenticator | undefined;
   supported: readonly string[];
-  /** Reports an internal failure once and gives the status the call ends with. */
-  report: (error: unknown, context?: ErrorContext) => GrpcErrorStatus;
+  /** Reports an internal failure once (and ends the observation of `ctx`'s call) and gives the status the call ends with. */
+  report: (error: unknown, context?: ErrorContext, ctx?: CallContext) => GrpcErrorStatus;
   streams: Set<StreamCall>;
   /** Until the handler is installed: what every call waits for first. */
   ready: Promise<unknown> | undefined;
@@ -234,16 +236,17 @@ function unaryCall(env: CallEnv, rpc: GrpcRpc) {
   const unary = rpc.unary as NonNullable<GrpcRpc['unary']>;
   return (call: ServerUnaryCall<Bytes, Bytes>, callback: sendUnaryData<Bytes>): void => {
     void (async () => {
+      let ctx: GrpcCallContext | undefined;
       try {
         if (env.ready) await env.ready;
-        const ctx = new GrpcCallContext(env.supported, call);
+        ctx = new GrpcCallContext(env.supported, call);
         await authenticateRpc(env, rpc, { call, ctx });
         const bytes = await unary({ handler: env.handler(), request: call.request, ctx });
         call.sendMetadata(responseMetadata(env, ctx));
         ctx.answered();
         callback(null, bytes);
       } catch (error) {
-        callback(env.report(error, { operation: rpc.operation }));
+        callback(env.report(error, { operation: rpc.operation }, ctx));
       }
     })();
   };

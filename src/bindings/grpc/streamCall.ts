@@ -12,6 +12,7 @@ import type { StreamResponse } from '../../protocol/types.js';
 import { toPushStream, type PushStream, type StreamSink } from '../../server/pushStream.js';
 import type { StreamItem } from '../../server/taskStream.js';
 import type { GrpcCallContext } from './callContext.js';
+import type { CallContext } from '../../server/requestHandler.js';
 import { FIRST_EVENT_ID_KEY } from './codec.js';
 import type { GrpcErrorStatus } from './errors.js';
 import type { ErrorContext } from '../../server/errorHook.js';
@@ -22,8 +23,8 @@ type Bytes = Buffer;
 export interface StreamCallHost {
   /** Streaming calls in progress (shutdown ends them). */
   streams: Set<StreamCall>;
-  /** Reports an internal failure once and gives the status the call ends with. */
-  report: (error: unknown, context?: ErrorContext) => GrpcErrorStatus;
+  /** Reports an internal failure once (and ends the observation of `ctx`'s call) and gives the status the call ends with. */
+  report: (error: unknown, context?: ErrorContext, ctx?: CallContext) => GrpcErrorStatus;
 }
 
 /** The handler's stream and how each of its events is written. */
@@ -103,7 +104,7 @@ export class StreamCall implements StreamSink<StreamItem> {
   /** STREAM-12 / B9: an error before the first event or midway ends the call with its status. */
   fail(error: unknown): void {
     if (this.ended) return;
-    this.finish(this.host.report(error, this.operation ? { operation: this.operation } : undefined));
+    this.finish(this.host.report(error, this.operation ? { operation: this.operation } : undefined, this.ctx));
   }
 
   /** Shutdown (R24): ends the call with UNAVAILABLE so the client resubscribes elsewhere. */

@@ -44,6 +44,8 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
   let dialect: Dialect = binding.compat03 ? responseDialect(versionSignals(req)) : '1.0';
   /** The operation, once known: it goes to onError with a failure. */
   let operation: string | undefined;
+  /** The call's context, once made: an error then ends the call's observation (BindingContext.report). */
+  let ctx: CallContext | undefined;
   try {
     const body = parseJson(await req.text(binding.limits.maxBodyBytes), binding.limits.maxJsonDepth);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -70,7 +72,7 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
     // explicit 1.x version is an unknown 1.0 method (-32601), as before.
     const v10Name = binding.compat03 && jsonRpcMethodDialect(envelope.method) === '1.0';
     if (v10Name) dialect = '1.0';
-    const ctx = binding.callContext(req, { structure: v10Name ? '1.0' : undefined }, 'JSONRPC');
+    ctx = binding.callContext(req, { structure: v10Name ? '1.0' : undefined }, 'JSONRPC');
     if (ctx.protocolVersion === '0.3') {
       dialect = '0.3';
       return await handleV03({ req, method: envelope.method, params, id, ctx }, binding);
@@ -95,7 +97,7 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
     const result = await binding.handler.unary(op.name as UnaryOperationName, params, ctx);
     return { status: 200, headers: binding.unaryHeaders(JSON_HEADERS, ctx, op.name), body: `{"jsonrpc":"2.0","id":${JSON.stringify(requestId)},"result":${JSON.stringify(result)}}` };
   } catch (error) {
-    return errorReply(binding.report(error, operation ? { operation } : undefined), { id, dialect });
+    return errorReply(binding.report(error, operation ? { operation } : undefined, ctx), { id, dialect });
   }
 }
 
@@ -132,7 +134,7 @@ async function handleV03(
     try {
       items = await streamV03(binding, { method, params }, ctx);
     } catch (error) {
-      return v03StreamRefusal(binding.report(error, { operation: v03Operation(method) }), { id, ctx }, binding);
+      return v03StreamRefusal(binding.report(error, { operation: v03Operation(method) }, ctx), { id, ctx }, binding);
     }
     return {
       status: 200,

@@ -10,6 +10,7 @@ import type { StreamingOperationName, UnaryOperationName } from '../../protocol/
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
 import { parseJson } from '../../server/http/jsonBody.js';
 import { SSE_HEADERS, sseBody, type SseFormat } from '../../server/http/sse.js';
+import type { CallContext } from '../../server/requestHandler.js';
 import type { StreamItem } from '../../server/taskStream.js';
 import type { BindingContext } from '../bindingContext.js';
 import { toRestError } from './errors.js';
@@ -53,9 +54,10 @@ export async function handleRest(req: HttpRequest, path: string, binding: Bindin
     const allow = match.allow.join(', ');
     return errorResponse(new InvalidRequestError(`Use ${allow} for this path`), { status: 405, headers: { allow } });
   }
+  let ctx: CallContext | undefined;
   try {
     // With 0.3 compat on, this is a 1.0-shaped request: it needs an explicit 1.x version.
-    const ctx = binding.callContext(req, { structure: '1.0' }, 'HTTP+JSON');
+    ctx = binding.callContext(req, { structure: '1.0' }, 'HTTP+JSON');
     await binding.authenticate(req, ctx, match.route.op);
     const params = await requestParams(req, match, binding);
     const op = OPERATIONS.get(match.route.op);
@@ -70,7 +72,7 @@ export async function handleRest(req: HttpRequest, path: string, binding: Bindin
     const result = await binding.handler.unary(match.route.op as UnaryOperationName, params, ctx);
     return { status: 200, headers: binding.unaryHeaders(JSON_HEADERS, ctx, match.route.op), body: JSON.stringify(result) };
   } catch (error) {
-    return errorResponse(binding.report(error, { operation: match.route.op }));
+    return errorResponse(binding.report(error, { operation: match.route.op }, ctx));
   }
 }
 

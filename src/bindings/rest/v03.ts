@@ -13,6 +13,7 @@ import { pushCreateBodyFromProto03, sendParamsFromProto03, streamEventToProto03,
 import { InvalidRequestError, MethodNotFoundError } from '../../protocol/errors.js';
 import { parseVersion, VERSION_HEADER } from '../../protocol/serviceParams.js';
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
+import type { CallContext } from '../../server/requestHandler.js';
 import { parseJson } from '../../server/http/jsonBody.js';
 import { SSE_HEADERS, sseBody } from '../../server/http/sse.js';
 import type { BindingContext } from '../bindingContext.js';
@@ -28,8 +29,8 @@ export function asksForV03(req: HttpRequest): boolean {
   return raw === '' || parseVersion(raw) === '0.3';
 }
 
-function errorReply(error: unknown, binding: BindingContext): HttpResponse {
-  const e = binding.report(error);
+function errorReply(error: unknown, binding: BindingContext, ctx?: CallContext): HttpResponse {
+  const e = binding.report(error, undefined, ctx);
   const { status, body } = restErrorToV03(e);
   const auth = httpAuthFailure(e);
   return { status, headers: auth ? { ...JSON_HEADERS, ...auth.headers } : JSON_HEADERS, body: JSON.stringify(body) };
@@ -66,8 +67,9 @@ export async function handleRestV03(req: HttpRequest, path: string, binding: Bin
     const allow = ['GET', 'HEAD', 'POST', 'DELETE'].filter((m) => matchV03RestRoute(m, path).match).join(', ');
     return { status: 405, headers: { ...JSON_HEADERS, allow }, body: JSON.stringify({ code: -32600, message: `Use ${allow} for this path` }) };
   }
+  let ctx: CallContext | undefined;
   try {
-    const ctx = binding.callContext(req, {}, 'HTTP+JSON');
+    ctx = binding.callContext(req, {}, 'HTTP+JSON');
     await binding.authenticate(req, ctx, match.route.operation);
     const params = v03RestParams(match, { query: req.query, body: await requestBody(req, match, binding) });
     const call = { method: match.route.method, params };
@@ -91,7 +93,7 @@ export async function handleRestV03(req: HttpRequest, path: string, binding: Bin
     if (status === 204) return { status, headers: binding.responseHeaders(ctx) };
     return { status, headers: binding.headersFor(JSON_HEADERS, ctx), body: JSON.stringify(resultToProto(match, result)) };
   } catch (error) {
-    return errorReply(error, binding);
+    return errorReply(error, binding, ctx);
   }
 }
 
