@@ -120,7 +120,10 @@ export class BindingContext {
    * RESOURCE_EXHAUSTED once failed authentications spent the address's budget (SEC-06).
    */
   async authenticate(req: HttpRequest, ctx: CallContext, operation: string): Promise<void> {
-    if (!this.authenticator) return;
+    if (!this.authenticator) {
+      this.handler.calls?.open(operation, ctx);
+      return;
+    }
     const input: AuthInput = {
       header: (name) => req.header(name),
       // Parsed only when an API key travels in the query.

@@ -113,13 +113,22 @@ export class CallObserver {
    * success the observation waits, with its start, for the handler call to claim it.
    */
   async authenticate(operation: string, ctx: CallContext, check: () => Promise<void>): Promise<void> {
-    ctx.observation ??= new CallObservation(operation, ctx);
+    this.open(operation, ctx);
     try {
       await check();
     } catch (error) {
       this.fail(ctx, error);
       throw error;
     }
+  }
+
+  /**
+   * The call's start, once its operation is known and before its request is read (the bindings
+   * call it where they would authenticate, also when the server authenticates nobody), so that a
+   * call refused while its request is read is reported (`fail`) on every binding alike.
+   */
+  open(operation: string, ctx: CallContext): void {
+    ctx.observation ??= new CallObservation(operation, ctx);
   }
 
   /**

@@ -123,3 +123,41 @@ test('OBS-01 JSON-RPC 0.3: a request that does not translate, after authenticati
   assert.equal(got[0]?.protocolVersion, '0.3');
   assert.notEqual(got[0]?.outcome, 'ok');
 });
+
+test('OBS-01 without authentication too: a request refused while it is read is reported once (HTTP+JSON id mismatch, gRPC message that does not decode)', async () => {
+  const { startServer } = await import('../support/server.js');
+  const { serveGrpc } = await import('../../src/bindings/grpc/listener.js');
+  const open = await startServer({ handler: { onCall: (call) => records.push(call) } });
+  const grpc = await serveGrpc(open.handler.requestHandler, { port: 0, host: '127.0.0.1' });
+  const client = new Client(grpc.address, credentials.createInsecure());
+  try {
+    const rest = await recordsOf(async () => {
+      const res = await fetch(`${open.restUrl}/tasks/x:cancel`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({ id: 'y' }),
+      });
+      assert.equal(res.status, 400);
+      await res.text();
+    });
+    assert.deepEqual(rest.map((r) => [r.binding, r.operation, r.outcome]), [['HTTP+JSON', 'cancelTask', 'INVALID_PARAMS']]);
+    const rpc = await recordsOf(
+      () =>
+        new Promise<void>((resolve) => {
+          const metadata = new Metadata();
+          metadata.set('a2a-version', '1.0');
+          client.makeUnaryRequest('/lf.a2a.v1.A2AService/GetTask', (b: Buffer) => b, (b: Buffer) => b, Buffer.from([0x0a, 0x7f, 0x61]), metadata, (error: ServiceError | null) => {
+            assert.ok(error, 'refused');
+            resolve();
+          });
+        }),
+    );
+    assert.equal(rpc.length, 1, JSON.stringify(rpc));
+    assert.deepEqual([rpc[0]?.binding, rpc[0]?.operation], ['GRPC', 'getTask']);
+    assert.notEqual(rpc[0]?.outcome, 'ok');
+  } finally {
+    client.close();
+    await grpc.close();
+    await open.close();
+  }
+});

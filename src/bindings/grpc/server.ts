@@ -227,7 +227,10 @@ function responseMetadata(env: CallEnv, ctx: CallContext): Metadata {
 /** SEC-02: the call's credentials checked (when the service authenticates), the caller put into `ctx`. */
 async function authenticateRpc(env: CallEnv, rpc: GrpcRpc, target: { call: ServerUnaryCall<Bytes, Bytes> | ServerWritableStream<Bytes, Bytes>; ctx: GrpcCallContext }): Promise<void> {
   const authenticator = env.authenticator();
-  if (!authenticator) return;
+  if (!authenticator) {
+    env.handler().calls?.open(rpc.operation, target.ctx);
+    return;
+  }
   const { call, ctx } = target;
   await authenticate(authenticator, { metadata: call.metadata, getAuthContext: () => call.getAuthContext?.(), ctx, operation: rpc.operation, handler: env.handler() });
 }
