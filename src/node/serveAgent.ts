@@ -7,6 +7,7 @@ import { servesExtendedCard, withInterfaces, type AgentDefinition, type Interfac
 import { createA2AHandler, handlerAuthenticator, requireExtendedCardAuth, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH, type A2AHandler, type A2AHandlerOptions } from '../server/createA2AHandler.js';
 import type { A2ARequestHandler } from '../server/requestHandler.js';
 import type { RequestHandlerLike } from '../server/tenantRouter.js';
+import type { HealthWatchLimits } from '../bindings/grpc/healthWatchSlots.js';
 import { TenantRouter, checkSameSecurity, checkTenantName } from '../server/tenantRouter.js';
 import { AGENT_CARD_PATH } from '../server/agentCardRoute.js';
 import type { AgentCard } from '../protocol/types.js';
@@ -21,7 +22,7 @@ import { nodeJsonFetcher } from '../auth/nodeJsonFetcher.js';
 import { logError, type ErrorHook } from '../server/errorHook.js';
 import { servedMetrics, type MetricsOptions } from './serveMetrics.js';
 import type { A2AMetrics } from '../observability/a2aMetrics.js';
-import { ServerHealth } from '../server/serverHealth.js';
+import { ServerHealth, type ServerHealthOptions } from '../server/serverHealth.js';
 import { healthRoutes, type HealthRouteOptions } from '../server/http/healthRoutes.js';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -47,9 +48,10 @@ export interface ServeAgentBaseOptions extends ServeOptions {
    * Also serve gRPC (needs the optional dependency @grpc/grpc-js) on its own port, over the
    * same request handler, with `tls` when given. The card's GRPC interface is `host:port`
    * (GRPC-06): `publicAddress`, else the host of `publicUrl` (or localhost on 127.0.0.1, [::1] on ::1) and
-   * the bound port.
+   * the bound port. `healthWatches` caps the health Watch streams (default 100 per connection,
+   * 1,000 in all).
    */
-  grpc?: { port: number; host?: string; publicAddress?: string; maxMessageBytes?: number };
+  grpc?: { port: number; host?: string; publicAddress?: string; maxMessageBytes?: number; healthWatches?: HealthWatchLimits };
   /**
    * Signs the final cards (with their interfaces) before they are served, e.g. `signCardWith(keyFile)`
    * from a2a-kit/node: the card, the extended card, and the 0.3 and hybrid cards served to 0.3
@@ -69,10 +71,11 @@ export interface ServeAgentBaseOptions extends ServeOptions {
    * (liveness: 200 whenever the process answers) and `/readyz` (readiness: 200 while the task
    * store answers a `SELECT 1` within `storeTimeoutMs`, default 1000, and the server is not
    * draining; else 503 with the reason), one pair for the whole server (tenants included),
-   * without authentication; with `grpc`, also `grpc.health.v1.Health` on the gRPC port. The
+   * without authentication; with `grpc`, also `grpc.health.v1.Health` on the gRPC port. One
+   * store check runs at a time and its answer is reused for `checkCacheMs` (default 500). The
    * paths may be changed (`livenessPath`, `readinessPath`); false serves none of them.
    */
-  health?: false | (HealthRouteOptions & { storeTimeoutMs?: number });
+  health?: false | (HealthRouteOptions & Pick<ServerHealthOptions, 'storeTimeoutMs' | 'checkCacheMs'>);
   /**
    * How long close() goes on serving as before, with readiness answering NOT_SERVING
    * ("draining"), before it stops accepting connections (default 0): time for load balancers
@@ -163,7 +166,11 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   const onError = oneHook(options.onError, options.handler?.onError);
   const healthOptions = options.health === false ? undefined : (options.health ?? {});
   const health = healthOptions
-    ? new ServerHealth({ store: options.handler?.store, ...(healthOptions.storeTimeoutMs !== undefined ? { storeTimeoutMs: healthOptions.storeTimeoutMs } : {}) })
+    ? new ServerHealth({
+        store: options.handler?.store,
+        ...(healthOptions.storeTimeoutMs !== undefined ? { storeTimeoutMs: healthOptions.storeTimeoutMs } : {}),
+        ...(healthOptions.checkCacheMs !== undefined ? { checkCacheMs: healthOptions.checkCacheMs } : {}),
+      })
     : undefined;
   const routes = [...(health ? healthRoutes(health, healthOptions) : []), ...(options.routes ?? [])];
   const ref: { handler?: A2AHandler<RequestHandlerLike> } = {};
@@ -207,6 +214,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
         v03Cards: () => grpcSigned.v03Cards,
         ...(options.tls ? { tls: options.tls } : {}),
         ...(options.grpc.maxMessageBytes ? { maxMessageBytes: options.grpc.maxMessageBytes } : {}),
+        ...(options.grpc.healthWatches ? { healthWatches: options.grpc.healthWatches } : {}),
         ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
         onError,
         ready: installing.ready,

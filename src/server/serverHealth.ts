@@ -4,6 +4,12 @@
  * while the task store answers a trivial check (TaskStore.ping) within a short bound and the
  * server is not draining; NOT_SERVING with the reason otherwise. Liveness needs no decision:
  * a process that can answer is alive.
+ *
+ * One store check at a time, whoever asks: concurrent callers (probes, gRPC Check, the start of
+ * each Watch, the watch timer) share the check under way, and its answer is reused for
+ * `checkCacheMs` (default 500 ms), so a flood of probes costs the store one check per half
+ * second, not one per probe (each check would hold one of the pool's connections). A drain is
+ * told at once: the cached answer never hides it.
  */
 import type { TaskStore } from './stores/taskStore.js';
 
@@ -19,12 +25,17 @@ export interface ServerHealthOptions {
   store?: Pick<TaskStore, 'ping'> | undefined;
   /** How long the store may take to answer (default 1000 ms). */
   storeTimeoutMs?: number;
-  /** While someone watches (gRPC Watch), readiness is checked again this often (default 5000 ms). */
+  /** While someone watches (gRPC Watch), readiness is checked again this often (default 5000 ms), by one timer for all watchers. */
   watchIntervalMs?: number;
+  /** How long a store check's answer is reused (default 500 ms; 0: only concurrent callers share a check). */
+  checkCacheMs?: number;
+  /** Milliseconds clock (default performance.now); tests pass a fake one. */
+  now?: () => number;
 }
 
 export const DEFAULT_STORE_CHECK_MS = 1000;
 const DEFAULT_WATCH_INTERVAL_MS = 5000;
+export const DEFAULT_CHECK_CACHE_MS = 500;
 
 const SERVING: Readiness = { status: 'SERVING' };
 const DRAINING: Readiness = { status: 'NOT_SERVING', reason: 'draining' };
@@ -35,9 +46,15 @@ export class ServerHealth {
   private readonly watchers = new Set<(readiness: Readiness) => void>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly storeTimeoutMs: number;
+  private readonly now: () => number;
+  /** The store check under way, which every caller meanwhile shares. */
+  private checking: Promise<boolean> | undefined;
+  /** The last check's answer and when it came. */
+  private checked: { answered: boolean; at: number } | undefined;
 
   constructor(private readonly options: ServerHealthOptions = {}) {
     this.storeTimeoutMs = options.storeTimeoutMs ?? DEFAULT_STORE_CHECK_MS;
+    this.now = options.now ?? (() => performance.now());
   }
 
   get draining(): boolean {
@@ -52,12 +69,24 @@ export class ServerHealth {
     this.stopPolling();
   }
 
-  /** The readiness now: the drain state, then the store's answer within the bound. */
+  /** The readiness now: the drain state, then the store's answer within the bound (shared, briefly reused). */
   async readiness(): Promise<Readiness> {
     if (this.isDraining) return DRAINING;
-    const answered = await storeAnswers(this.options.store, this.storeTimeoutMs);
+    const answered = await this.storeCheck();
     if (this.isDraining) return DRAINING;
     return answered ? SERVING : UNREACHABLE;
+  }
+
+  /** The cached answer while fresh, else the check under way, else a new one. */
+  private storeCheck(): boolean | Promise<boolean> {
+    const cached = this.checked;
+    if (cached && this.now() - cached.at < (this.options.checkCacheMs ?? DEFAULT_CHECK_CACHE_MS)) return cached.answered;
+    this.checking ??= storeAnswers(this.options.store, this.storeTimeoutMs).then((answered) => {
+      this.checked = { answered, at: this.now() };
+      this.checking = undefined;
+      return answered;
+    });
+    return this.checking;
   }
 
   /**

@@ -91,7 +91,7 @@ describe('OPS-HEALTH grpc.health.v1.Health', () => {
     store.ping = async () => {
       if (state.down) throw StoreUnavailableError.from(new Error('gone'));
     };
-    const { client } = await start({ handler: { store } });
+    const { client } = await start({ handler: { store }, health: { checkCacheMs: 0 } });
     assert.equal(await check(client, ''), 'SERVING');
     assert.equal(await check(client, 'lf.a2a.v1.A2AService'), 'SERVING');
     assert.equal(await check(client, 'a2a.v1.A2AService'), 'SERVING');
@@ -128,6 +128,55 @@ describe('OPS-HEALTH grpc.health.v1.Health', () => {
     assert.equal(await whole.ended, grpcStatus.OK, 'the watch ended at shutdown');
     assert.equal(await unknown.ended, grpcStatus.OK);
     client.close();
+  });
+
+  test('OPS-HEALTH many Watch starts and Checks share one store check (a flood cannot exhaust the pool and flip readiness)', { timeout: 15_000 }, async () => {
+    let pings = 0;
+    let release = (): void => undefined;
+    const store = new MemoryTaskStore();
+    store.ping = async () => {
+      pings++;
+      await new Promise<void>((resolve) => (release = resolve));
+    };
+    const { client } = await start({ handler: { store } });
+    const watches = Array.from({ length: 50 }, () => watch(client, ''));
+    const checks = Array.from({ length: 50 }, () => check(client, ''));
+    await until(() => pings > 0, 'the first check');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    assert.deepEqual(new Set(await Promise.all(checks)), new Set(['SERVING']));
+    await until(() => watches.every((w) => w.statuses.length === 1), 'every watch answered');
+    assert.equal(pings, 1, 'one store check for 50 Watches and 50 Checks');
+    for (const w of watches) w.call.cancel();
+    client.close();
+  });
+
+  test('OPS-HEALTH Watch streams are capped per connection and in all: RESOURCE_EXHAUSTED past a cap, the slot back when a stream ends', { timeout: 15_000 }, async () => {
+    const { running, client } = await start({ grpc: { port: 0, healthWatches: { perConnection: 3, total: 5 } } });
+    const mine = Array.from({ length: 3 }, () => watch(client, ''));
+    await until(() => mine.every((w) => w.statuses.length === 1), 'three watches');
+    const refused = watch(client, 'no.such.Service');
+    assert.equal(await refused.ended, grpcStatus.RESOURCE_EXHAUSTED, 'the fourth on one connection');
+    // A connection of its own (grpc-js shares one between clients of the same target otherwise).
+    const other = new Health(`127.0.0.1:${running.grpc?.port}`, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }) as HealthClient;
+    const theirs = Array.from({ length: 2 }, () => watch(other, ''));
+    await until(() => theirs.every((w) => w.statuses.length === 1), 'two more on another connection');
+    assert.equal(await watch(other, '').ended, grpcStatus.RESOURCE_EXHAUSTED, 'the sixth in all');
+    (mine[0] as { call: { cancel(): void } }).call.cancel();
+    // The server hears of the cancellation a moment after the client: ask until the slot is back.
+    let again = watch(other, '');
+    for (let tries = 0; ; tries++) {
+      const answer = await Promise.race([again.ended, until(() => again.statuses.length === 1, 'an answer').then(() => 'SERVING')]);
+      if (answer === 'SERVING') break;
+      assert.equal(answer, grpcStatus.RESOURCE_EXHAUSTED);
+      assert.ok(tries < 50, 'the slot of the cancelled watch is given back');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      again = watch(other, '');
+    }
+    assert.equal(await check(other, ''), 'SERVING', 'Check is not a stream and is not capped');
+    for (const w of [...mine, ...theirs, again]) w.call.cancel();
+    client.close();
+    other.close();
   });
 
   test('health: false serves no health service on the gRPC port', async () => {

@@ -66,7 +66,7 @@ describe('OPS-HEALTH HTTP probes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'a2a-health-'));
     dirs.push(dir);
     const store = new SqliteTaskStore({ path: join(dir, 'tasks.db') });
-    const s = await start({ handler: { store } });
+    const s = await start({ handler: { store }, health: { checkCacheMs: 0 } });
     assert.equal((await probe(s.url + '/readyz')).status, 200);
     store.db.close();
     const down = await probe(s.url + '/readyz');
@@ -79,7 +79,7 @@ describe('OPS-HEALTH HTTP probes', () => {
 
   test('a store check that fails answers 503 "store unreachable" (no detail of the failure), and 200 again once it answers', async () => {
     const state: { mode: 'ok' | 'down' | 'hang' | 'secret' } = { mode: 'ok' };
-    const s = await start({ handler: { store: flakyStore(state) } });
+    const s = await start({ handler: { store: flakyStore(state) }, health: { checkCacheMs: 0 } });
     assert.equal((await probe(s.url + '/readyz')).status, 200);
     for (const mode of ['down', 'secret'] as const) {
       state.mode = mode;

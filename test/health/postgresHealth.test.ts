@@ -27,7 +27,7 @@ after(async () => {
 });
 
 async function serveOn(store: PostgresTaskStore): Promise<RunningAgent> {
-  return serveAgent({ agent: { card: testCard('pg-health'), executor: createDemoAgent() }, port: 0, onError: () => undefined, handler: { store } });
+  return serveAgent({ agent: { card: testCard('pg-health'), executor: createDemoAgent() }, port: 0, onError: () => undefined, handler: { store }, health: { checkCacheMs: 0 } });
 }
 
 async function readyUntil(url: string, status: number, ms = 10_000): Promise<void> {

@@ -4,7 +4,9 @@
  * readiness decision (ServerHealth): `Check` answers SERVING or NOT_SERVING for the whole server
  * ("") and for each A2A service on the port, NOT_FOUND for another name; `Watch` sends the
  * current status, then each change (NOT_SERVING as soon as draining starts), SERVICE_UNKNOWN for
- * an unknown name (the call stays open, as the protocol says), and ends at shutdown. The two
+ * an unknown name (the call stays open, as the protocol says), and ends at shutdown. Watch streams
+ * are capped per connection and in all (healthWatchSlots.ts): RESOURCE_EXHAUSTED past a cap. The
+ * store check behind every answer is shared and briefly reused (ServerHealth). The two
  * messages are small enough to be coded here with @bufbuild/protobuf's wire reader and writer:
  *   message HealthCheckRequest { string service = 1; }
  *   message HealthCheckResponse { ServingStatus status = 1; }  // UNKNOWN 0, SERVING 1, NOT_SERVING 2, SERVICE_UNKNOWN 3
@@ -13,6 +15,8 @@ import { status as grpcStatus, type sendUnaryData, type ServerUnaryCall, type Se
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import type { Readiness, ServerHealth } from '../../server/serverHealth.js';
 import type { GrpcService } from './server.js';
+import { toGrpcError } from './errors.js';
+import { healthWatchSlots, type HealthWatchLimits } from './healthWatchSlots.js';
 
 export const HEALTH_SERVICE_NAME = 'grpc.health.v1.Health';
 
@@ -24,10 +28,17 @@ const SERVICE_UNKNOWN = 3;
 type Bytes = Buffer;
 const identity = (value: Bytes): Bytes => value;
 
-/** `services`: the names answered besides "" (the whole server). */
-export function createHealthService(health: ServerHealth, services: readonly string[]): GrpcService {
-  const known = new Set(['', ...services]);
+export interface HealthServiceOptions {
+  /** The names answered besides "" (the whole server). */
+  services: readonly string[];
+  /** Caps on open Watch streams (defaults: 100 per connection, 1,000 in all). */
+  watches?: HealthWatchLimits | undefined;
+}
+
+export function createHealthService(health: ServerHealth, options: HealthServiceOptions): GrpcService {
+  const known = new Set(['', ...options.services]);
   const watches = new Set<ServerWritableStream<Bytes, Bytes>>();
+  const takeSlot = healthWatchSlots(options.watches);
   const method = (name: string, responseStream: boolean): MethodDefinition<Bytes, Bytes> => ({
     path: `/${HEALTH_SERVICE_NAME}/${name}`,
     requestStream: false,
@@ -51,7 +62,17 @@ export function createHealthService(health: ServerHealth, services: readonly str
         call.destroy(Object.assign(new Error('Malformed HealthCheckRequest'), { code: grpcStatus.INVALID_ARGUMENT }));
         return;
       }
+      let release: () => void;
+      try {
+        release = takeSlot(call.getPeer());
+      } catch (error) {
+        call.emit('error', toGrpcError(error));
+        return;
+      }
       watches.add(call);
+      // The slot is given back when the stream ends, however it ends.
+      call.once('cancelled', release);
+      call.once('close', release);
       if (!known.has(service)) {
         call.write(response(SERVICE_UNKNOWN));
         call.once('cancelled', () => watches.delete(call));

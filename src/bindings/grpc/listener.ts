@@ -9,6 +9,7 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { DEFAULT_MAX_MESSAGE_BYTES, GRPC_SERVICE_NAME } from './codec.js';
 import { GRPC03_SERVICE_NAME } from './v03Codec.js';
 import { createHealthService } from './healthService.js';
+import type { HealthWatchLimits } from './healthWatchSlots.js';
 import type { ServerHealth } from '../../server/serverHealth.js';
 import { createGrpcService, resolver, type HandlerSource } from './server.js';
 import { createGrpc03Service, type Grpc03ServiceOptions } from './v03Service.js';
@@ -56,6 +57,8 @@ export interface ServeGrpcOptions extends Grpc03ServiceOptions {
    * this readiness decision; close() starts its drain, so watchers hear NOT_SERVING first.
    */
   health?: ServerHealth;
+  /** Caps on open health Watch streams (default 100 per connection, 1,000 in all; RESOURCE_EXHAUSTED past them). */
+  healthWatches?: HealthWatchLimits;
 }
 
 const KEEPALIVE_MS = 30_000;
@@ -81,7 +84,10 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
   });
   const compat03 = options.compat03 !== false;
   const services = [createGrpcService(source, options), ...(compat03 ? [createGrpc03Service(source, options)] : [])];
-  if (options.health) services.push(createHealthService(options.health, [GRPC_SERVICE_NAME, ...(compat03 ? [GRPC03_SERVICE_NAME] : [])]));
+  if (options.health) {
+    const names = [GRPC_SERVICE_NAME, ...(compat03 ? [GRPC03_SERVICE_NAME] : [])];
+    services.push(createHealthService(options.health, { services: names, watches: options.healthWatches }));
+  }
   for (const service of services) server.addService(service.definition, service.implementation);
   const host = options.host ?? '127.0.0.1';
   const tls = options.tls;

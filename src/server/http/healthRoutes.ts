@@ -3,8 +3,9 @@
  * (extraRoutes.ts, so they are body-capped and count against the per-address request rate like
  * any route): GET or HEAD `/healthz` — liveness, 200 whenever the process answers — and `/readyz`
  * — readiness from ServerHealth: 200, or 503 with Retry-After and the reason (`draining`,
- * `store unreachable`). No credentials are asked for, nothing is cached, and a body says the
- * status and reason only (never an error's message or stack).
+ * `store unreachable`). No credentials are asked for, answers are not cacheable
+ * (`Cache-Control: no-store`; the store check itself is shared and briefly reused by
+ * ServerHealth), and a body says the status and reason only (never an error's message or stack).
  */
 import type { Readiness, ServerHealth } from '../serverHealth.js';
 import type { HttpRoute } from './extraRoutes.js';
