@@ -179,6 +179,24 @@ describe('OPS-HEALTH grpc.health.v1.Health', () => {
     other.close();
   });
 
+  test('OPS-HEALTH R25: Check and each Watch start count against the per-address request rate, the bucket the HTTP probes use (RESOURCE_EXHAUSTED past it)', { timeout: 15_000 }, async () => {
+    const { running, client } = await start({ handler: { abuseLimits: { requestsPerSecond: 0.01, requestBurst: 3 } } });
+    assert.equal((await request(running.url + '/readyz', { method: 'GET' })).status, 200);
+    assert.equal(await check(client, ''), 'SERVING');
+    const watching = watch(client, '');
+    await until(() => watching.statuses.length === 1, 'the watch');
+    await assert.rejects(check(client, ''), (e: ServiceError) => e.code === grpcStatus.RESOURCE_EXHAUSTED);
+    assert.equal(await watch(client, '').ended, grpcStatus.RESOURCE_EXHAUSTED);
+    assert.equal((await request(running.url + '/healthz', { method: 'GET' })).status, 429, 'the same bucket over HTTP');
+    const concurrent = await Promise.allSettled(Array.from({ length: 200 }, () => check(client, '')));
+    assert.ok(
+      concurrent.every((r) => r.status === 'rejected' && (r.reason as ServiceError).code === grpcStatus.RESOURCE_EXHAUSTED),
+      'a burst of Checks gets no more than the rate allows',
+    );
+    watching.call.cancel();
+    client.close();
+  });
+
   test('health: false serves no health service on the gRPC port', async () => {
     const { client } = await start({ health: false });
     await assert.rejects(check(client, ''), (e: ServiceError) => e.code === grpcStatus.UNIMPLEMENTED);

@@ -109,8 +109,13 @@ export class GrpcCallContext implements CallContext {
     this.controller?.abort();
   }
 
-  // Lazy: only the abuse limits of anonymous callers read it ("ipv4:1.2.3.4:5678" → the address).
+  // Lazy: only the abuse limits of anonymous callers read it.
   get remoteAddress(): string {
-    return this.call.getPeer().replace(/^ipv[46]:/, '').replace(/:\d+$/, '');
+    return peerAddress(this.call.getPeer());
   }
+}
+
+/** The remote address of a grpc-js peer ("ipv4:1.2.3.4:5678" → "1.2.3.4"), the key of its abuse limits. */
+export function peerAddress(peer: string): string {
+  return peer.replace(/^ipv[46]:/, '').replace(/:\d+$/, '');
 }

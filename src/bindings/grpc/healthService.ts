@@ -5,7 +5,8 @@
  * ("") and for each A2A service on the port, NOT_FOUND for another name; `Watch` sends the
  * current status, then each change (NOT_SERVING as soon as draining starts), SERVICE_UNKNOWN for
  * an unknown name (the call stays open, as the protocol says), and ends at shutdown. Watch streams
- * are capped per connection and in all (healthWatchSlots.ts): RESOURCE_EXHAUSTED past a cap. The
+ * are capped per connection and in all (healthWatchSlots.ts), and each Check and Watch start
+ * counts against the peer address's request rate (`admit`): RESOURCE_EXHAUSTED past either. The
  * store check behind every answer is shared and briefly reused (ServerHealth). The two
  * messages are small enough to be coded here with @bufbuild/protobuf's wire reader and writer:
  *   message HealthCheckRequest { string service = 1; }
@@ -33,6 +34,11 @@ export interface HealthServiceOptions {
   services: readonly string[];
   /** Caps on open Watch streams (defaults: 100 per connection, 1,000 in all). */
   watches?: HealthWatchLimits | undefined;
+  /**
+   * Charges each Check and each Watch start to the request budget of the peer (grpc-js's
+   * `getPeer()`), as the A2A calls are; throws (RESOURCE_EXHAUSTED) once it is spent.
+   */
+  admit?: ((peer: string) => void | Promise<void>) | undefined;
 }
 
 export function createHealthService(health: ServerHealth, options: HealthServiceOptions): GrpcService {
@@ -49,49 +55,64 @@ export function createHealthService(health: ServerHealth, options: HealthService
     responseDeserialize: identity,
     originalName: name,
   });
+  /** Charges the call to its peer's request budget; throws RESOURCE_EXHAUSTED past it. */
+  const admit = async (call: { getPeer(): string }): Promise<void> => options.admit?.(call.getPeer());
+  const check = (call: ServerUnaryCall<Bytes, Bytes>, callback: sendUnaryData<Bytes>): void => {
+    const service = requestedService(call.request);
+    if (service === undefined) return callback({ code: grpcStatus.INVALID_ARGUMENT, details: 'Malformed HealthCheckRequest' });
+    if (!known.has(service)) return callback({ code: grpcStatus.NOT_FOUND, details: 'Unknown service' });
+    void health.readiness().then((readiness) => callback(null, response(statusOf(readiness))));
+  };
+  const watch = (call: ServerWritableStream<Bytes, Bytes>): void => {
+    if (call.cancelled) return;
+    const service = requestedService(call.request);
+    if (service === undefined) {
+      call.destroy(Object.assign(new Error('Malformed HealthCheckRequest'), { code: grpcStatus.INVALID_ARGUMENT }));
+      return;
+    }
+    let release: () => void;
+    try {
+      release = takeSlot(call.getPeer());
+    } catch (error) {
+      call.emit('error', toGrpcError(error));
+      return;
+    }
+    watches.add(call);
+    // The slot is given back when the stream ends, however it ends.
+    call.once('cancelled', release);
+    call.once('close', release);
+    if (!known.has(service)) {
+      call.write(response(SERVICE_UNKNOWN));
+      call.once('cancelled', () => watches.delete(call));
+      return;
+    }
+    let sent = 0;
+    const send = (readiness: Readiness) => {
+      const status = statusOf(readiness);
+      if (status === sent || !watches.has(call)) return;
+      sent = status;
+      call.write(response(status));
+    };
+    const stop = health.watch(send);
+    call.once('cancelled', () => {
+      stop();
+      watches.delete(call);
+    });
+    call.once('finish', stop);
+    void health.readiness().then(send);
+  };
   const implementation: UntypedServiceImplementation = {
     check(call: ServerUnaryCall<Bytes, Bytes>, callback: sendUnaryData<Bytes>) {
-      const service = requestedService(call.request);
-      if (service === undefined) return callback({ code: grpcStatus.INVALID_ARGUMENT, details: 'Malformed HealthCheckRequest' });
-      if (!known.has(service)) return callback({ code: grpcStatus.NOT_FOUND, details: 'Unknown service' });
-      void health.readiness().then((readiness) => callback(null, response(statusOf(readiness))));
+      admit(call).then(
+        () => check(call, callback),
+        (error: unknown) => callback(toGrpcError(error)),
+      );
     },
     watch(call: ServerWritableStream<Bytes, Bytes>) {
-      const service = requestedService(call.request);
-      if (service === undefined) {
-        call.destroy(Object.assign(new Error('Malformed HealthCheckRequest'), { code: grpcStatus.INVALID_ARGUMENT }));
-        return;
-      }
-      let release: () => void;
-      try {
-        release = takeSlot(call.getPeer());
-      } catch (error) {
-        call.emit('error', toGrpcError(error));
-        return;
-      }
-      watches.add(call);
-      // The slot is given back when the stream ends, however it ends.
-      call.once('cancelled', release);
-      call.once('close', release);
-      if (!known.has(service)) {
-        call.write(response(SERVICE_UNKNOWN));
-        call.once('cancelled', () => watches.delete(call));
-        return;
-      }
-      let sent = 0;
-      const send = (readiness: Readiness) => {
-        const status = statusOf(readiness);
-        if (status === sent || !watches.has(call)) return;
-        sent = status;
-        call.write(response(status));
-      };
-      const stop = health.watch(send);
-      call.once('cancelled', () => {
-        stop();
-        watches.delete(call);
-      });
-      call.once('finish', stop);
-      void health.readiness().then(send);
+      admit(call).then(
+        () => watch(call),
+        (error: unknown) => call.emit('error', toGrpcError(error)),
+      );
     },
   };
   return {
