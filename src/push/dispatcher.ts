@@ -4,8 +4,12 @@
  * retry later (backoff with full jitter, Retry-After), config disabled (410), or dead letter. It
  * never runs on a request's path: responses and streams do not wait for webhooks. Several
  * dispatchers (instances) may share a store: claims are exclusive until their lock expires.
+ * A store that cannot be reached (StoreUnavailableError: a database outage, or another process
+ * holding SQLite's write lock, which the SQLite store's dispatcher writes do not wait for) is
+ * reported once until a claim succeeds again, and claims are tried again each poll interval.
  */
 import { guardedFetch } from '../net/guardedFetch.js';
+import { StoreUnavailableError } from '../protocol/errors.js';
 import { redactUrl } from '../net/redactUrl.js';
 import type { Task } from '../protocol/types.js';
 import { SsrfBlockedError, addressBlock, type SsrfOptions } from '../net/ssrfGuard.js';
@@ -60,6 +64,8 @@ export class PushDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private wakeUp: (() => void) | undefined;
   private woken = false;
+  /** The store was unavailable and that was reported; reset by the next successful claim. */
+  private storeDown = false;
 
   constructor(private readonly options: DispatcherOptions) {
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
@@ -97,12 +103,15 @@ export class PushDispatcher {
     while (this.running) {
       this.woken = false;
       let claimed: PushDelivery[] = [];
+      let claimFailed = false;
       const free = concurrency - this.inFlight.size;
       if (free > 0) {
         try {
           claimed = await this.options.store.claimDeliveries({ now: new Date(), limit: free, lockMs: this.lockMs });
+          this.storeDown = false;
         } catch (error) {
-          this.options.onError?.(error);
+          claimFailed = true;
+          this.failed(error);
         }
       }
       let started = 0;
@@ -127,20 +136,35 @@ export class PushDispatcher {
       }
       await Promise.all(deferred);
       if (started > 0 && this.inFlight.size < concurrency) continue;
-      await this.sleep();
+      await this.sleep(claimFailed);
     }
   }
 
-  /** Until woken, the next due delivery, or the poll interval. */
-  private async sleep(): Promise<void> {
+  /**
+   * A failed store call, to onError: a StoreUnavailableError once until a claim succeeds again
+   * (an outage or a held lock would otherwise be reported every poll), anything else each time.
+   */
+  private failed(error: unknown): void {
+    if (error instanceof StoreUnavailableError) {
+      if (this.storeDown) return;
+      this.storeDown = true;
+    }
+    this.options.onError?.(error);
+  }
+
+  /**
+   * Until woken, the next due delivery, or the poll interval; after a failed claim, the poll
+   * interval (a due delivery would otherwise have the claim tried again at once, in a loop).
+   */
+  private async sleep(claimFailed: boolean): Promise<void> {
     if (this.woken || !this.running) return;
     let delay = this.options.pollIntervalMs ?? 1000;
-    if (this.inFlight.size < (this.options.concurrency ?? 32)) {
+    if (!claimFailed && this.inFlight.size < (this.options.concurrency ?? 32)) {
       try {
         const due = await this.options.store.nextDeliveryDue();
         if (due) delay = Math.min(delay, Math.max(0, due.getTime() - Date.now()));
       } catch (error) {
-        this.options.onError?.(error);
+        this.failed(error);
       }
     }
     if (this.woken || !this.running) return;
@@ -158,7 +182,7 @@ export class PushDispatcher {
       await this.options.store.deferDelivery(delivery, { nextAttemptAt: new Date(Date.now() + delayMs) });
     } catch (error) {
       // Its claim's lock runs out instead, and it is claimed again then.
-      this.options.onError?.(error);
+      this.failed(error);
     }
   }
 
@@ -192,7 +216,8 @@ export class PushDispatcher {
     try {
       await this.record(delivery, verdict);
     } catch (error) {
-      this.options.onError?.(error);
+      // Unrecorded: its claim's lock runs out, and it is attempted again then.
+      this.failed(error);
     }
     this.options.onDelivery?.({ tenant: delivery.tenant, taskId: delivery.taskId, configId: delivery.configId, seq: delivery.seq, url: redactUrl(url), attempts, verdict });
   }

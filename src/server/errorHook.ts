@@ -1,7 +1,8 @@
 /**
  * The `onError` hook every server entry point takes (createA2AHandler, the request handler, the
  * gRPC service, serve, serveAgent): what failed, and where. Without one, `logError` writes the
- * error with its stack to console.error. Nothing from a request body or its headers is ever
+ * error with its stack to console.error (an A2A error that is not a server fault, such as a
+ * StoreUnavailableError a background loop meets, in one line, without its stack). Nothing from a request body or its headers is ever
  * passed to it (R23): only the error and the ids below.
  */
 
@@ -36,7 +37,8 @@ export function formatError(prefix: string, error: unknown, context: ErrorContex
 }
 
 function describe(error: unknown): string {
-  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  // An expected condition (a store that cannot be reached, a limit) is one line: its stack says nothing.
+  if (error instanceof Error) return (isServerFault(error) ? error.stack : undefined) ?? `${error.name}: ${error.message}`;
   if (typeof error === 'object' && error !== null) {
     try {
       return JSON.stringify(error);

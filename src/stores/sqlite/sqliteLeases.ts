@@ -1,23 +1,27 @@
 /**
  * The lease half of the SQLite store (sqliteStore.ts): the shared lease statements prepared on
  * the database with SQLite's dialect, and the shared leases (contract/sqlLeases.ts) running them
- * on this host's clock; SQLITE_BUSY is StoreUnavailableError (sqliteFailures.ts).
+ * on this host's clock; SQLITE_BUSY is StoreUnavailableError (sqliteFailures.ts). Renewal, the
+ * sweep of expired leases and take-overs run in the background and do not wait for another
+ * process's lock (sqliteNoWait.ts).
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { SQLITE_LEASE_DIALECT, leaseStatements, type LeaseRow } from '../contract/leaseSql.js';
 import { SqlLeases } from '../contract/sqlLeases.js';
 import { unlessBusy } from './sqliteFailures.js';
+import { noWait } from './sqliteNoWait.js';
 
 /** The leases of `db` (after its migrations ran). */
 export function sqliteLeases(db: Db): SqlLeases {
   const sql = leaseStatements({ prefix: '', ...SQLITE_LEASE_DIALECT });
   const lease = Object.fromEntries(Object.entries(sql).map(([name, text]) => [name, db.prepare(text)])) as Record<keyof typeof sql, Statement<unknown[]>>;
+  const background = noWait(db);
   return new SqlLeases({
-    run: async (name, params) => unlessBusy(() => lease[name].run(params).changes),
-    renew: async (params) => unlessBusy(() => lease.renew.all(params) as Array<{ tenant: string; task_id: string }>),
+    run: async (name, params) => (name === 'takeOver' ? background : unlessBusy)(() => lease[name].run(params).changes),
+    renew: async (params) => background(() => lease.renew.all(params) as Array<{ tenant: string; task_id: string }>),
     clock: leaseClock,
     expired: async (limit) =>
-      unlessBusy(() => {
+      background(() => {
         const now = Date.now();
         lease.dropStale.run({ now });
         if (limit === 0) return [];

@@ -2,14 +2,20 @@
  * The push half of the SQLite store (sqliteStore.ts): the shared push statements prepared on the
  * database, and the shared outbox (contract/sqlOutbox.ts) running them, its claim and config
  * deletion and its limited config put each one IMMEDIATE transaction; SQLITE_BUSY is
- * StoreUnavailableError (sqliteFailures.ts).
+ * StoreUnavailableError (sqliteFailures.ts). The dispatcher's writes (the claim and the record
+ * of each attempt) do not wait for another process's lock (sqliteNoWait.ts); config writes,
+ * made for a request, wait busy_timeout as the task writes do.
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { pushStatements, type DeliveryRow, type PushStatementName } from '../contract/pushSql.js';
 import { SqlOutbox } from '../contract/sqlOutbox.js';
 import { unlessBusy } from './sqliteFailures.js';
+import { noWait } from './sqliteNoWait.js';
 
 export type PushStatements = Record<PushStatementName, Statement<unknown[]>>;
+
+/** The statements only the push dispatcher runs, in the background. */
+const DISPATCHER_WRITES: ReadonlySet<PushStatementName> = new Set(['complete', 'retry', 'defer', 'dead']);
 
 /** Prepares the push statements on `db` (after its migrations ran). */
 export function preparePushStatements(db: Db): PushStatements {
@@ -32,15 +38,16 @@ export function sqliteOutbox(db: Db, push: PushStatements): SqlOutbox {
   const putConfigIfRoom = db.transaction((params: { tenant: string; taskId: string; id: string; json: string; max: number }): boolean => {
     return push.putConfigIfRoom.run(params).changes > 0;
   }).immediate;
+  const background = noWait(db);
   return new SqlOutbox({
     run: async <R>(name: PushStatementName, params: Record<string, unknown>): Promise<R[]> =>
-      unlessBusy(() => {
+      (DISPATCHER_WRITES.has(name) ? background : unlessBusy)(() => {
         const statement = push[name];
         if (statement.reader) return statement.all(params) as R[];
         statement.run(params);
         return [];
       }),
-    claim: async (options) => unlessBusy(() => claim(options)),
+    claim: async (options) => background(() => claim(options)),
     deleteConfig: async (params) => unlessBusy(() => deleteConfig(params)),
     putConfigIfRoom: async (params) => unlessBusy(() => putConfigIfRoom(params)),
   });

@@ -1,11 +1,18 @@
 /**
  * Retention on the SQLite store (sqliteStore.ts): terminal tasks purged in small IMMEDIATE
- * transactions, yielding to the event loop between them.
+ * transactions, yielding to the event loop between them. A batch does not wait on the event loop
+ * for another process's write lock (sqliteNoWait.ts): while the lock is held it is tried again
+ * every few milliseconds, asynchronously, up to busy_timeout in all; then StoreUnavailableError.
  */
 import type { Database as Db } from 'better-sqlite3';
 import { SQLITE_CONTEXT_DIALECT, contextStatements } from '../contract/contextSql.js';
 import { TERMINAL_STATES, canonicalTime } from '../contract/sqlShared.js';
 import type { PurgeOptions } from '../../server/stores/taskStore.js';
+import { StoreUnavailableError } from '../../protocol/errors.js';
+import { noWait, type NoWait } from './sqliteNoWait.js';
+
+/** How long a batch that found the write lock held waits before it is tried again. */
+const LOCKED_RETRY_MS = 25;
 
 /**
  * Retention: deletes terminal tasks whose status timestamp is older than `before`, with their
@@ -45,17 +52,31 @@ export async function purgeTerminal(db: Db, options: PurgeOptions): Promise<numb
     return rows.length;
   }).immediate;
   const forgetStep = db.transaction(() => forget.run({ before, limit: batch }).changes).immediate;
+  const locked = { background: noWait(db), patienceMs: Number(db.pragma('busy_timeout', { simple: true })) };
   let total = 0;
   for (let n = batch; n === batch; ) {
-    n = step();
+    n = await whenUnlocked(locked, step);
     total += n;
     await yieldTurn();
   }
   for (let n = batch; n === batch; ) {
-    n = forgetStep();
+    n = await whenUnlocked(locked, forgetStep);
     await yieldTurn();
   }
   return total;
+}
+
+/** Runs `step` without blocking on another process's lock, trying again (asynchronously) while it is held, up to `patienceMs`. */
+async function whenUnlocked(locked: { background: NoWait; patienceMs: number }, step: () => number): Promise<number> {
+  const giveUpAt = Date.now() + locked.patienceMs;
+  for (;;) {
+    try {
+      return locked.background(step);
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError) || Date.now() >= giveUpAt) throw error;
+      await new Promise((resolve) => setTimeout(resolve, LOCKED_RETRY_MS));
+    }
+  }
 }
 
 /** Lets other work (requests on this event loop) run between batches. */
