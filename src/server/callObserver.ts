@@ -14,7 +14,7 @@
 import type { OperationName } from '../protocol/types.js';
 import { toA2AError } from '../protocol/errors.js';
 import type { ErrorHook } from './errorHook.js';
-import { PushStream, toPushStream, type StreamSink } from './pushStream.js';
+import { relay, toPushStream, type PushStream, type RelayEnd } from './pushStream.js';
 import type { CallContext } from './requestHandler.js';
 import type { StreamItem } from './taskStream.js';
 
@@ -27,7 +27,7 @@ export type CallBinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
  * reason), `closed` (its consumer closed it: the client went away or cancelled, a deadline, the
  * server shutting down).
  */
-export type StreamEnd = 'done' | 'error' | 'closed';
+export type StreamEnd = RelayEnd;
 
 /** One ended call. Never a token, a header, a body or a query string. */
 export interface CallRecord {
@@ -173,9 +173,16 @@ export class CallObserver {
     }
     const binding = ctx.binding ?? '';
     this.streamsOpen.set(binding, (this.streamsOpen.get(binding) ?? 0) + 1);
-    return new ObservedStream(toPushStream(items), observation, (end) => {
-      this.streamsOpen.set(binding, (this.streamsOpen.get(binding) ?? 1) - 1);
-      this.end(ctx, { observation, ...end });
+    // Counts what the consumer is passed, and tells how the stream ended, once.
+    let events = 0;
+    return relay(toPushStream(items), {
+      item: (item) => {
+        if (events++ === 0) observation.answer(item.event);
+      },
+      settled: (how, error) => {
+        this.streamsOpen.set(binding, (this.streamsOpen.get(binding) ?? 1) - 1);
+        this.end(ctx, { observation, outcome: how === 'error' ? toA2AError(error).reason : 'ok', events, streamEnd: how });
+      },
     });
   }
 
@@ -211,56 +218,6 @@ export class CallObserver {
     } catch (error) {
       this.onError(error, context);
     }
-  }
-}
-
-/** A stream as its consumer sees it, counting what it passes on and telling how it ended, once. */
-class ObservedStream extends PushStream<StreamItem> implements StreamSink<StreamItem> {
-  private sink: StreamSink<StreamItem> | undefined;
-  private events = 0;
-  private ended = false;
-
-  constructor(
-    private readonly source: PushStream<StreamItem>,
-    private readonly observation: CallObservation,
-    private readonly done: (end: { outcome: string; events: number; streamEnd: StreamEnd }) => void,
-  ) {
-    super();
-  }
-
-  protected start(sink: StreamSink<StreamItem>): void {
-    this.sink = sink;
-    this.source.pipe(this);
-  }
-
-  resume(): void {
-    this.source.resume();
-  }
-
-  close(): void {
-    this.source.close();
-    this.settle('ok', 'closed');
-  }
-
-  push(item: StreamItem): boolean {
-    if (this.events++ === 0) this.observation.answer(item.event);
-    return (this.sink as StreamSink<StreamItem>).push(item);
-  }
-
-  end(): void {
-    this.settle('ok', 'done');
-    (this.sink as StreamSink<StreamItem>).end();
-  }
-
-  fail(error: unknown): void {
-    this.settle(toA2AError(error).reason, 'error');
-    (this.sink as StreamSink<StreamItem>).fail(error);
-  }
-
-  private settle(outcome: string, streamEnd: StreamEnd): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.done({ outcome, events: this.events, streamEnd });
   }
 }
 

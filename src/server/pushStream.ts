@@ -216,18 +216,33 @@ class IterablePushStream<T> extends PushStream<T> {
   }
 }
 
-/** `source`, calling `done` once when it ends, fails or its consumer closes it. */
-export function onSettled<T>(source: PushStream<T>, done: () => void): PushStream<T> {
-  return new SettledStream(source, done);
+/** How a relayed stream ended: its end, an error, or its consumer went away (`close`). */
+export type RelayEnd = 'done' | 'error' | 'closed';
+
+export interface RelayHooks<T> {
+  /** Each item, as it is passed on. */
+  item?: (item: T) => void;
+  /** Once, however the stream ends (with the error when it failed). */
+  settled: (how: RelayEnd, error?: unknown) => void;
 }
 
-class SettledStream<T> extends PushStream<T> implements StreamSink<T> {
+/** `source` passed on unchanged, telling `hooks` of each item and, once, of its end. */
+export function relay<T>(source: PushStream<T>, hooks: RelayHooks<T>): PushStream<T> {
+  return new RelayStream(source, hooks);
+}
+
+/** `source`, calling `done` once when it ends, fails or is closed by its consumer. */
+export function onSettled<T>(source: PushStream<T>, done: () => void): PushStream<T> {
+  return new RelayStream(source, { settled: done });
+}
+
+class RelayStream<T> extends PushStream<T> implements StreamSink<T> {
   private sink: StreamSink<T> | undefined;
   private settled = false;
 
   constructor(
     private readonly source: PushStream<T>,
-    private readonly done: () => void,
+    private readonly hooks: RelayHooks<T>,
   ) {
     super();
   }
@@ -243,27 +258,28 @@ class SettledStream<T> extends PushStream<T> implements StreamSink<T> {
 
   close(): void {
     this.source.close();
-    this.settle();
+    this.settle('closed');
   }
 
   push(item: T): boolean {
+    this.hooks.item?.(item);
     return (this.sink as StreamSink<T>).push(item);
   }
 
   end(): void {
-    this.settle();
+    this.settle('done');
     (this.sink as StreamSink<T>).end();
   }
 
   fail(error: unknown): void {
-    this.settle();
+    this.settle('error', error);
     (this.sink as StreamSink<T>).fail(error);
   }
 
-  private settle(): void {
+  private settle(how: RelayEnd, error?: unknown): void {
     if (this.settled) return;
     this.settled = true;
-    this.done();
+    this.hooks.settled(how, error);
   }
 }
 
