@@ -245,6 +245,17 @@ export async function serveCommand(argv: string[]): Promise<number> {
     await opened.close().catch(() => undefined);
     throw listenFailure(error, { host: values.host, port, grpcPort }) ?? error;
   }
+  // Before the listening output: a supervisor may send SIGTERM as soon as it reads it, and a
+  // signal that comes before its handler kills the process without a graceful shutdown.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
   const card = running.agentCard;
   const baseUrl = running.baseUrl;
   const out = {
@@ -273,15 +284,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     if (accessLog) console.error('a2a serve: stdout was closed (EPIPE): access log stopped; still serving');
   });
   accessLog?.open();
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await stopped;
   await running.close();
   await wired.close();
   retention?.stop();

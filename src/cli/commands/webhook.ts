@@ -248,15 +248,16 @@ async function listen(cli: Cli, options: ListenOptions): Promise<number> {
     options.token !== undefined && 'token',
     options.auth !== undefined && 'Authorization',
   ].filter(Boolean);
+  // Before the banner: a signal that comes before its handler ends the process uncleanly.
+  const stop = () => finish();
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   const banner = cli.json ? cli.err : cli.out;
   const bannerStyle = cli.json ? cli.errStyle : cli.style;
   banner(`Listening for webhook deliveries on ${bannerStyle.bold(url)}\n`);
   banner(bannerStyle.dim(`  checking: ${checks.length ? checks.join(', ') : 'nothing (no --secret, --token or --auth)'}\n`));
   if (!cli.json) banner(bannerStyle.dim('Press Ctrl+C to stop.\n'));
 
-  const stop = () => finish();
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
   try {
     await finished;
   } finally {
