@@ -5,26 +5,17 @@
  * again once it is back; 503 rather than a hung probe when every pool connection is busy, and no
  * pool client leaked by the checks given up. Skipped, saying why, without a PostgreSQL server.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PostgresTaskStore } from '../../src/stores/postgres/postgresStore.js';
 import { serveAgent, type RunningAgent } from '../../src/node/serveAgent.js';
 import { createDemoAgent } from '../../src/cli/agents/demo.js';
 import { testCard } from '../server/support.js';
-import { pgTestDatabase, type PgTestDatabase } from '../stores/pgSetup.js';
+import { pgTestFile } from '../stores/pgSetup.js';
 import { startRelay } from '../stores/pgRelay.js';
 import { probe } from './support.js';
 
-const setup = await pgTestDatabase();
-const skip = typeof setup === 'string' ? setup : false;
-let db: PgTestDatabase;
-
-before(() => {
-  if (typeof setup !== 'string') db = setup;
-});
-after(async () => {
-  await db?.dispose();
-});
+const { skip, db } = await pgTestFile();
 
 async function serveOn(store: PostgresTaskStore): Promise<RunningAgent> {
   return serveAgent({ agent: { card: testCard('pg-health'), executor: createDemoAgent() }, port: 0, onError: () => undefined, handler: { store }, health: { checkCacheMs: 0 } });

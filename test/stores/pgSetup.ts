@@ -6,6 +6,7 @@
  * of its own, dropped at the end; each store in a schema of its own.
  */
 import { execFileSync } from 'node:child_process';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
@@ -75,4 +76,15 @@ export async function pgTestDatabase(): Promise<PgTestDatabase | string> {
       stop?.();
     },
   };
+}
+
+/**
+ * The database of a test file: `skip` is the reason there is none (false when there is one), and
+ * the database is dropped after the file's tests. `db` is only for tests that do not skip.
+ */
+export async function pgTestFile(): Promise<{ skip: string | false; db: PgTestDatabase }> {
+  const setup = await pgTestDatabase();
+  if (typeof setup === 'string') return { skip: setup, db: undefined as unknown as PgTestDatabase };
+  after(() => setup.dispose());
+  return { skip: false, db: setup };
 }

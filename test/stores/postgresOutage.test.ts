@@ -8,7 +8,7 @@
  * with Retry-After; JSON-RPC -32000 with ErrorInfo UNAVAILABLE on HTTP 200, B6; gRPC
  * UNAVAILABLE), never INTERNAL.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { PostgresTaskStore } from '../../src/stores/postgres/postgresStore.js';
@@ -18,19 +18,10 @@ import { isConnectionFailure } from '../../src/stores/postgres/pgFailures.js';
 import { testCard } from '../server/support.js';
 import { grpcBinding } from '../grpc/grpcTestBinding.js';
 import { jsonRpcBinding, restBinding } from '../support/bindings.js';
-import { pgTestDatabase, type PgTestDatabase } from './pgSetup.js';
+import { pgTestFile } from './pgSetup.js';
 import { startRelay } from './pgRelay.js';
 
-const setup = await pgTestDatabase();
-const skip = typeof setup === 'string' ? setup : false;
-let db: PgTestDatabase;
-
-before(() => {
-  if (typeof setup !== 'string') db = setup;
-});
-after(async () => {
-  await db?.dispose();
-});
+const { skip, db } = await pgTestFile();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
