@@ -9,6 +9,7 @@
  */
 import { ScalarType, getOption, type DescEnum, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import { FieldBehavior, field_behavior } from '../gen/google/api/field_behavior_pb.js';
+import { standardBase64 } from './base64.js';
 import { InvalidParamsError, type FieldViolation } from './errors.js';
 import { protoInt32 } from './protoNumber.js';
 import { parseTimestamp, utcTimestamp } from './timestamp.js';
@@ -71,8 +72,6 @@ function planFor(desc: DescMessage): MessagePlan {
   plans.set(desc, plan);
   return plan;
 }
-
-const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 /**
  * Identifier fields: task, context, message, push config and tenant ids. They name rows in
@@ -266,10 +265,11 @@ class Decoder {
         const n = protoInt32(value);
         return n === undefined ? this.fail('must be a 32-bit integer') : n;
       }
-      case ScalarType.BYTES:
-        if (typeof value !== 'string' || !BASE64.test(value)) return this.fail('must be a base64 string');
+      case ScalarType.BYTES: {
+        if (typeof value !== 'string') return this.fail('must be a base64 string');
         if (value.length > this.limits.maxStringLength) return this.fail(`must be at most ${this.limits.maxStringLength} characters`);
-        return value;
+        return standardBase64(value) ?? this.fail('must be a base64 string');
+      }
       default:
         return this.fail('has an unsupported type');
     }

@@ -3,9 +3,11 @@
  * query parameters and JSON-RPC bodies. A string integer is decimal (exponent notation allowed,
  * as the ProtoJSON spec says); "0x10" or "0b11", which Number() would take, are refused. A
  * timestamp must be a real date and time: February 30 and hour 24 are refused, not rolled over.
+ * JSON-05: bytes are read in any base64 form and kept and emitted as standard padded base64.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { standardBase64 } from '../../src/protocol/base64.js';
 import { protoInt32 } from '../../src/protocol/protoNumber.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -62,5 +64,22 @@ describe('JSON-04 timestamps', () => {
   test('JSON-RPC: statusTimestampAfter 2024-02-30 is -32602', async () => {
     assert.equal((await rpc('ListTasks', { statusTimestampAfter: '2024-02-30T00:00:00Z' })).error?.code, -32602);
     assert.ok((await rpc('ListTasks', { statusTimestampAfter: '2024-02-28T23:59:59.123456789Z' })).result);
+  });
+});
+
+describe('JSON-05 bytes', () => {
+  test('standard, URL-safe, padded and unpadded input give the standard padded form; broken input none', () => {
+    for (const [input, expected] of [['_-8', '/+8='], ['/+8=', '/+8='], ['QUJD', 'QUJD'], ['QQ', 'QQ=='], ['QQ==', 'QQ=='], ['QUI', 'QUI='], ['', '']] as const) {
+      assert.equal(standardBase64(input), expected, input);
+    }
+    for (const input of ['Q', 'QUJDR', 'QQ=', 'Q===', 'QU=I', 'a b', '@@@@', '=']) assert.equal(standardBase64(input), undefined, input);
+  });
+
+  test('JSON-RPC: a URL-safe unpadded raw part is stored and answered as standard padded base64', async () => {
+    const sent = await rpc('SendMessage', { message: { messageId: `b64-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'hi' }, { raw: '_-8', mediaType: 'application/octet-stream' }] } });
+    const task = (sent.result as { task: { id: string } }).task;
+    const got = (await rpc('GetTask', { id: task.id })).result as { history: Array<{ parts: Array<{ raw?: string }> }> };
+    assert.deepEqual(got.history[0]?.parts.map((p) => p.raw), [undefined, '/+8=']);
+    assert.equal((await rpc('SendMessage', { message: { messageId: `b64x-${Date.now()}`, role: 'ROLE_USER', parts: [{ raw: 'QQ=' }] } })).error?.code, -32602);
   });
 });
