@@ -110,9 +110,6 @@ export class Execution extends RunUpdater {
       } else if (this.record) {
         // A follow-up message joins the history of its task now (it may have waited for a previous run).
         if (!(await this.accept())) return;
-      } else if (this.input.createFirst) {
-        // returnImmediately: the caller is answered with the stored task, not after the agent's first call.
-        await this.submit();
       }
       this.resolveBegun(this.record?.seq ?? 0);
       this.called = true;

@@ -46,17 +46,18 @@ export async function duplicateOf(deps: MessageRunDeps, req: SendMessageRequest,
 }
 
 /**
- * How the caller is answered: 'settled' (a blocking SendMessage), 'started' (returnImmediately)
- * or 'stream' (SendStreamingMessage).
+ * When the caller is answered: 'settled' (a blocking SendMessage) or 'started' (SendMessage with
+ * returnImmediately, and SendStreamingMessage): at the run's start (Execution.started).
  */
-export type AnswerMode = 'settled' | 'started' | 'stream';
+export type AnswerMode = 'settled' | 'started';
 
 /**
  * Validates the message against its task (CTX rules, LIFE-03) or, for a new task in a context
  * the client chose, against the context's owner (TENANT-06), and starts the agent. Unless the
- * caller blocks, it is answered without waiting for the agent or an earlier run of the task: a
- * follow-up joins the task's history now (refused at once if the task ended), and its run
- * follows the task's current one; a new task for returnImmediately is stored before the agent runs.
+ * caller blocks, a follow-up is answered without waiting for the agent or an earlier run of the
+ * task: it joins the task's history now (refused at once if the task ended), and its run follows
+ * the task's current one. A new task's caller is answered at the agent's first call (MSG-03: a
+ * reply() is answered as the Message it is, and no task is created).
  */
 export async function startExecution(deps: MessageRunDeps, req: SendMessageRequest, call: { ctx: CallContext; answer: AnswerMode }): Promise<Execution> {
   const { ctx } = call;
@@ -108,7 +109,6 @@ export async function startExecution(deps: MessageRunDeps, req: SendMessageReque
     newId: deps.newId,
     onError: deps.onError,
     recorded: existing !== undefined && call.answer !== 'settled',
-    createFirst: existing === undefined && call.answer === 'started',
     recordContext: !message.taskId && !message.contextId && ownsContexts(ctx),
     context: {
       message: stored,

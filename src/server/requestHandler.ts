@@ -341,7 +341,7 @@ export class A2ARequestHandler {
     const duplicate = await duplicateOf(this.runDeps, req, { wait: false, owner: ownerOf(ctx) });
     // R4: a retried stream follows the task its first delivery started, from its current snapshot.
     if (duplicate) return this.openStream({ tenant, taskId: duplicate.task.id, start: 'snapshot', historyLength }, ctx);
-    const execution = await startExecution(this.runDeps, req, { ctx, answer: 'stream' });
+    const execution = await startExecution(this.runDeps, req, { ctx, answer: 'started' });
     const first = await execution.started;
     if (first.kind === 'refused') throw first.error;
     if (first.kind === 'message') return singleItem({ event: { message: first.message } });

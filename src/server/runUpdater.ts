@@ -31,8 +31,6 @@ export interface RunUpdaterInput {
   pushConfig?: StoredPushConfig;
   /** Who the task belongs to when this run creates it (the caller's principal id, '' anonymous). */
   owner?: string;
-  /** returnImmediately: the run stores the task (SUBMITTED) before the agent is called. */
-  createFirst?: boolean;
 }
 
 /** One update of the task: the task after it, and its events. */
@@ -139,9 +137,6 @@ export abstract class RunUpdater implements TaskUpdater {
   }
 
   async reply(content: Content, options: { metadata?: JsonObject } = {}): Promise<void> {
-    // returnImmediately stored the task before the agent ran, and its caller holds it: a reply
-    // made before any other change completes that task, with the reply as its status message.
-    if (this.input.createFirst && this.record?.seq === 1 && !this.replied) return this.complete(content);
     if (this.record || this.creating) throw new Error('reply() is only allowed before the task exists; use setStatus() or complete(message) instead');
     if (this.replied) throw new Error('reply() was already called');
     const message = checkedMessage('reply', {

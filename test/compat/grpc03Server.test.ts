@@ -115,6 +115,12 @@ describe('0.3 SDK gRPC client against our server (a2a.v1.A2AService), compat on'
     assert.equal(textOf(reply.parts), 'hello grpc');
   });
 
+  test('MSG-03 SendMessage blocking:false to an agent that replies: the direct Message, no task', async () => {
+    const reply = (await s.transport.sendMessage(params03('msg hello grpc', { blocking: false }))) as Sdk.Message;
+    assert.equal(reply.kind, 'message', JSON.stringify(reply));
+    assert.equal(textOf(reply.parts), 'hello grpc');
+  });
+
   test('§5.6 SendMessage blocking:false, GetTask (history_length), CancelTask → canceled', async () => {
     const started = asTask(await s.transport.sendMessage(params03('slow grpc', { blocking: false })));
     assert.ok(['submitted', 'working'].includes(started.status.state), started.status.state);

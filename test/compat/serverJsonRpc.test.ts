@@ -81,6 +81,13 @@ describe('0.3 SDK client over JSON-RPC, compat on (issue 9)', () => {
     assert.equal(typeof filePart.file.mimeType, 'string');
   });
 
+  test('MSG-03 message/send blocking: false to an agent that replies: the direct Message, no task', async () => {
+    const message = (await client.sendMessage(params03('msg hello', { blocking: false }))) as Sdk.Message;
+    assert.equal(message.kind, 'message', JSON.stringify(message));
+    assert.equal(message.role, 'agent');
+    assert.equal(textOf(message.parts), 'hello');
+  });
+
   test('message/send with a FilePart and a DataPart from the client is accepted', async () => {
     const params: Sdk.MessageSendParams = {
       message: {

@@ -42,6 +42,12 @@ describe('0.3 SDK client over HTTP+JSON (0.3 REST, proto-JSON dialect)', () => {
     assert.ok(filePart && 'bytes' in filePart.file);
   });
 
+  test('MSG-03 non-blocking message:send to an agent that replies: the direct Message, no task', async () => {
+    const message = (await client.sendMessage(params03('msg hello', { blocking: false }))) as Sdk.Message;
+    assert.equal(message.kind, 'message', JSON.stringify(message));
+    assert.equal(textOf(message.parts), 'hello');
+  });
+
   test('non-blocking send, get, cancel → canceled (TASK_STATE_CANCELLED on the wire), cancel again → TaskNotCancelable', async () => {
     const started = asTask(await client.sendMessage(params03('slow rest', { blocking: false })));
     assert.ok(['submitted', 'working'].includes(started.status.state), started.status.state);

@@ -1,8 +1,8 @@
 /**
  * Messages a caller does not block on, over real sockets: a follow-up to a task whose run is
- * still going (LIFE-06, §3.3.3) and a new task with returnImmediately (MSG-02) are answered
- * without waiting for the agent or the earlier run; the follow-up's message is recorded at once
- * and its run comes after the earlier one. The agents here hold their runs on gates the tests
+ * still going (LIFE-06, §3.3.3) is answered without waiting for the agent or the earlier run:
+ * its message is recorded at once and its run comes after the earlier one. A new task with
+ * returnImmediately (MSG-02, MSG-03) is answered at the agent's first call, as a stream starts. The agents here hold their runs on gates the tests
  * open, so "answered at once" means "answered while the agent is still held".
  */
 import { after, test } from 'node:test';
@@ -129,36 +129,63 @@ test('LIFE-03 a follow-up queued behind a run that ends the task: a returnImmedi
   assert.equal(errors.length, 1, 'the refused blocking message is its caller\'s business, not reported');
 });
 
-test('MSG-02 returnImmediately answers with the stored SUBMITTED task before the agent makes its first call', async () => {
+test('MSG-02 returnImmediately on a new task answers at the agent\'s first call: at once after task.submit(), not before a first call', async () => {
   const held = gate();
   const s = await startServer({
-    async execute(_ctx, task) {
-      await held.opened; // slow work (an LLM call, say) before anything is reported
+    async execute(ctx, task) {
+      // The advised pattern for slow work (an LLM call, say): make the task exist first.
+      if (ctx.text === 'submit first') await task.submit();
+      await held.opened;
       await task.complete('done');
     },
   });
   servers.push(s);
-  const answer = await within(rpc(s.rpcUrl, 'SendMessage', { message: userMessage('think'), configuration: { returnImmediately: true } }), 5_000, 'no answer');
-  assert.notEqual(answer, 'no answer', 'answered while the agent has not called the updater');
+  const answer = await within(rpc(s.rpcUrl, 'SendMessage', { message: userMessage('submit first'), configuration: { returnImmediately: true } }), 5_000, 'no answer');
+  assert.notEqual(answer, 'no answer', 'answered while the agent is still held');
   const task = (answer as { result?: { task: Task } }).result?.task;
   assert.ok(task, JSON.stringify(answer));
   assert.equal(task.status.state, 'TASK_STATE_SUBMITTED');
   assert.equal((await getTask(s.rpcUrl, task.id)).status.state, 'TASK_STATE_SUBMITTED', 'stored');
+
+  // Work before any call: the answer waits for it (the agent may still reply with a Message).
+  const pending = rpc(s.rpcUrl, 'SendMessage', { message: userMessage('think'), configuration: { returnImmediately: true } });
+  assert.equal(await within(pending, 200, 'no answer'), 'no answer', 'not answered before the agent\'s first call');
   held.open();
+  const late = (await pending).result as { task?: Task } | undefined;
+  assert.equal(late?.task?.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(late));
   await waitForState(s.rpcUrl, task.id, 'TASK_STATE_COMPLETED', 5_000);
 });
 
-test('MSG-02 returnImmediately and an agent that replies with a Message: the caller holds the task, the reply completes it', async () => {
+test('MSG-03 returnImmediately has no effect when the agent replies with a Message: the caller gets the Message, no task is created', async () => {
   const s = await startServer({
     async execute(_ctx, task) {
       await task.reply('pong');
     },
   });
   servers.push(s);
-  const { task } = await rpcResult<{ task: Task }>(s.rpcUrl, 'SendMessage', { message: userMessage('ping'), configuration: { returnImmediately: true } });
-  const done = await waitForState(s.rpcUrl, task.id, 'TASK_STATE_COMPLETED', 5_000);
-  assert.equal(textOf(done.status.message), 'pong');
-  // Blocking, the same agent still answers with a Message and no task.
+  const sent = userMessage('ping');
+  const immediate = await rpcResult<{ message?: Message; task?: Task }>(s.rpcUrl, 'SendMessage', { message: sent, configuration: { returnImmediately: true } });
+  assert.equal(immediate.task, undefined, JSON.stringify(immediate));
+  assert.equal(immediate.message?.role, 'ROLE_AGENT');
+  assert.equal(textOf(immediate.message), 'pong');
+  assert.equal(immediate.message?.taskId, undefined);
+  const listed = await rpcResult<{ tasks: Task[] }>(s.rpcUrl, 'ListTasks', {});
+  assert.deepEqual(listed.tasks, [], 'no task was created');
+  // Blocking, the same agent answers the same way.
   const blocking = await rpcResult<{ message?: Message }>(s.rpcUrl, 'SendMessage', { message: userMessage('ping') });
   assert.equal(textOf(blocking.message), 'pong');
+});
+
+test('MSG-03 returnImmediately and an agent that fails before any call: the FAILED task a blocking call gets', async () => {
+  const s = await startServer({
+    async execute() {
+      throw new Error('boom');
+    },
+  }, { onError: () => undefined });
+  servers.push(s);
+  for (const configuration of [{ returnImmediately: true }, {}]) {
+    const { task } = await rpcResult<{ task: Task }>(s.rpcUrl, 'SendMessage', { message: userMessage('work'), configuration });
+    assert.equal(task.status.state, 'TASK_STATE_FAILED', JSON.stringify(configuration));
+    assert.equal(textOf(task.status.message), 'The agent failed while processing this message');
+  }
 });

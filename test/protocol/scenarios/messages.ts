@@ -50,6 +50,14 @@ export function messageScenarios(env: ScenarioEnv): void {
       ok(await env.b.call('cancelTask', { id: task.id }));
     });
 
+    test('MSG-03 returnImmediately has no effect on a `msg` request: the Message reply, no task', async () => {
+      const res = ok(await env.b.call('sendMessage', send('msg hello now', {}, { returnImmediately: true })));
+      assert.deepEqual(Object.keys(res), ['message']);
+      assert.equal(res.message.role, 'ROLE_AGENT');
+      assert.equal(textOf(res.message.parts), 'hello now');
+      assert.equal(res.message.taskId, undefined);
+    });
+
     test('MSG-01 blocking SendMessage returns at INPUT_REQUIRED', async () => {
       const task = ok(await env.b.call('sendMessage', send('ask what is your name'))).task;
       assert.equal(task.status.state, 'TASK_STATE_INPUT_REQUIRED');
