@@ -234,7 +234,7 @@ test('the HTTP+JSON TaskNotFound example is the real answer', async () => {
 test('the BadRequest examples are the real answers', async () => {
   const rpc = await call('/a2a/jsonrpc', {
     method: 'POST',
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { role: 'ROLE_USER', parts: [{ text: 'a', raw: 'b' }] } } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { role: 'ROLE_USER', parts: [{ text: 'a', raw: 'Yg==' }] } } }),
   });
   assert.ok(docJson.some((example) => isDeepStrictEqual(example, rpc.body)), JSON.stringify(rpc.body));
   const rest = await call('/a2a/rest/tasks?pageSize=0');

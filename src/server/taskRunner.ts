@@ -24,6 +24,8 @@ interface Queued extends Scheduled {
   started: boolean;
   /** Shutdown took it off the queue before its turn: it is never started. */
   withdrawn: boolean;
+  /** Resolves what schedule() returned: called when it ran (or was skipped). */
+  ran: () => void;
 }
 
 /** The runs of one task: the running one and those queued behind it. */
@@ -32,7 +34,7 @@ interface Running {
   taskId: string;
   /** The runs not finished yet, in queue order (the first is running, or about to). */
   runs: Queued[];
-  /** Settles when the last queued run has finished. */
+  /** Settles when the queue is empty (its last run has finished). */
   done: Promise<unknown>;
 }
 
@@ -106,41 +108,47 @@ export class TaskRunner {
     return this.running.size;
   }
 
-  /** Queues `execution` behind the task's current run; `abort` cancels it. Resolves when it ran. */
-  schedule(target: Scheduled): Promise<unknown> {
+  /**
+   * Queues `execution` behind the task's current run; `abort` cancels it. Resolves when it ran.
+   * A run whose message is already in the history (a follow-up answered at once) goes ahead of
+   * the blocking follow-ups still waiting, whose messages join the history only when their turn
+   * comes: so the agent takes the messages in the order the history has them.
+   */
+  schedule(target: Scheduled): Promise<void> {
     const key = keyOf(target.tenant, target.taskId);
     const entry = this.running.get(key);
-    const queued: Queued = { tenant: target.tenant, taskId: target.taskId, execution: target.execution, abort: target.abort, started: false, withdrawn: false };
+    let ran!: () => void;
+    const done = new Promise<void>((resolve) => (ran = resolve));
+    const queued: Queued = { tenant: target.tenant, taskId: target.taskId, execution: target.execution, abort: target.abort, started: false, withdrawn: false, ran };
     if (!entry) {
-      // Nothing runs on this task: start now (the common case, without a queue to chain on).
+      // Nothing runs on this task: start now.
       const fresh: Running = { tenant: target.tenant, taskId: target.taskId, runs: [queued], done: DONE };
       this.running.set(key, fresh);
-      fresh.done = this.runQueued(queued, fresh, key);
-      return fresh.done;
+      fresh.done = this.pump(fresh, key);
+      return done;
     }
     // Shutting down: a message not recorded yet does not wait for a turn that may never come.
     if (this.shuttingDown && !target.execution.recorded) {
       target.execution.refuse(serverShuttingDown(target.taskId));
-      return DONE;
+      return DONE as Promise<void>;
     }
-    entry.runs.push(queued);
-    const next = () => this.runQueued(queued, entry, key);
-    entry.done = entry.done.then(next, next);
-    return entry.done;
+    const behind = target.execution.recorded ? entry.runs.findIndex((q) => !q.started && !q.execution.recorded) : -1;
+    if (behind < 0) entry.runs.push(queued);
+    else entry.runs.splice(behind, 0, queued);
+    return done;
   }
 
-  /** One queued run, unless shutdown withdrew it; the task's entry goes when its last queued run has finished. */
-  private async runQueued(queued: Queued, entry: Running, key: string): Promise<void> {
-    try {
+  /** Runs the task's queue in order, skipping what shutdown withdrew; the entry goes when the queue is empty. */
+  private async pump(entry: Running, key: string): Promise<void> {
+    for (let queued = entry.runs[0]; queued; queued = entry.runs[0]) {
       if (!queued.withdrawn) {
         queued.started = true;
-        await this.run(queued);
+        await this.run(queued).catch((error: unknown) => this.options.onError?.(error));
       }
-    } finally {
-      const at = entry.runs.indexOf(queued);
-      if (at >= 0) entry.runs.splice(at, 1);
-      if (entry.runs.length === 0) this.running.delete(key);
+      entry.runs.shift();
+      queued.ran();
     }
+    this.running.delete(key);
   }
 
   /**

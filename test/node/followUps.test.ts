@@ -129,6 +129,37 @@ test('LIFE-03 a follow-up queued behind a run that ends the task: a returnImmedi
   assert.equal(errors.length, 1, 'the refused blocking message is its caller\'s business, not reported');
 });
 
+test('LIFE-06 C2 follow-ups queued behind a run are taken in history order: a recorded returnImmediately message goes ahead of a blocking one still waiting for its turn', async () => {
+  const held = gate();
+  const runs: string[] = [];
+  const agent: AgentExecutor = {
+    async execute(ctx, task) {
+      runs.push(ctx.text);
+      if (!ctx.task) {
+        await task.startWork('working');
+        await held.opened;
+      }
+      await task.requireInput(`got ${ctx.text}`);
+    },
+  };
+  const s = await startServer(agent);
+  servers.push(s);
+  const first = await startFirst(s);
+
+  const blocking = rpc(s.rpcUrl, 'SendMessage', { message: userMessage('blocking', { taskId: first.id }) });
+  // Let the blocking follow-up reach its place in the queue (if it came later, the order checked below holds anyway).
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await rpcResult<{ task: Task }>(s.rpcUrl, 'SendMessage', { message: userMessage('immediate', { taskId: first.id }), configuration: { returnImmediately: true } });
+  held.open();
+  assert.equal(((await blocking).result as { task?: Task } | undefined)?.task?.status.state, 'TASK_STATE_INPUT_REQUIRED');
+  await waitUntil(() => runs.length === 3, 5_000, 'both follow-ups to run');
+  const done = await waitForState(s.rpcUrl, first.id, 'TASK_STATE_INPUT_REQUIRED', 5_000);
+  const history = (done.history ?? []).filter((m) => m.role === 'ROLE_USER').map(textOf);
+  assert.deepEqual(history, runs, 'the agent ran the messages in the order the history has them');
+  assert.deepEqual(runs, ['first', 'immediate', 'blocking']);
+  assert.equal(textOf(done.status.message), 'got blocking', 'the last run answered the last message');
+});
+
 test('MSG-02 returnImmediately on a new task answers at the agent\'s first call: at once after task.submit(), not before a first call', async () => {
   const held = gate();
   const s = await startServer({
