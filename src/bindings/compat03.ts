@@ -68,7 +68,7 @@ export async function unaryV03(binding: V03Binding, call: V03Request, ctx: CallC
       return resultToV03(call.method, await observed(handler, { operation: 'getTaskPushNotificationConfig', ctx }, get));
     }
     case 'agent/getAuthenticatedExtendedCard':
-      return binding.v03Cards.of((await handler.unary('getExtendedAgentCard', request, ctx)) as AgentCard);
+      return await binding.v03Cards.of((await handler.unary('getExtendedAgentCard', request, ctx)) as AgentCard);
     default: {
       const result = await handler.unary(operation as UnaryOperationName, request, ctx);
       return resultToV03(call.method as Exclude<V03Method, 'message/stream' | 'tasks/resubscribe'>, result as never);

@@ -20,7 +20,7 @@
  * The responses differ by A2A-Version: the route must send `Vary: A2A-Version` and an ETag per
  * variant. The cards a 0.3 client gets from a call — the extended card, the 0.3 gRPC
  * GetAgentCard answer — are the `V03CardForms` of the server's cards, signed the same way
- * (`signV03CardForms`).
+ * (`signV03CardForms`; an extended card made per call, per call).
  */
 import { parseVersion, VERSION_HEADER } from '../protocol/serviceParams.js';
 import type { CardSigner } from '../signing/cardSigner.js';
@@ -148,7 +148,7 @@ export interface V03CardVariants {
  */
 export async function signCardVariants(card: AgentCard, sign: CardSigner, options: V03CardOptions | V03CardForms = {}): Promise<V03CardVariants> {
   const forms = options instanceof V03CardForms ? options : await signV03CardForms([card], sign, options);
-  return { '0.3': forms.of(card), hybrid: await sign(hybridAgentCard(card, forms.options)) };
+  return { '0.3': await forms.of(card), hybrid: await sign(hybridAgentCard(card, forms.options)) };
 }
 
 /**
@@ -156,17 +156,27 @@ export async function signCardVariants(card: AgentCard, sign: CardSigner, option
  * `agent/getAuthenticatedExtendedCard` (JSON-RPC) and `GET /v1/card` (REST), and the card of the
  * 0.3 gRPC `GetAgentCard` (the extended card, else the public one). Forms prepared beforehand —
  * signed, by `signV03CardForms` — are looked up by the 1.0 card's content (a tenant router copies
- * the cards it is given); any other card's form is derived per call, unsigned (an extended card
- * built per caller, say). SIGN-09: a 1.0 card's signatures do not cover its 0.3 form.
+ * the cards it is given); any other card's form (an extended card built per caller, say) is
+ * derived per call, and signed per call when the forms have a signer (those of
+ * `signV03CardForms` do), else unsigned. SIGN-09: a 1.0 card's signatures do not cover its 0.3 form.
  */
 export class V03CardForms {
   readonly #prepared = new Map<string, V03AgentCard>();
+  readonly #sign: CardSigner | undefined;
 
-  constructor(readonly options: V03CardFormOptions = {}) {}
+  constructor(
+    readonly options: V03CardFormOptions = {},
+    sign?: CardSigner,
+  ) {
+    this.#sign = sign;
+  }
 
-  /** The 0.3 form of `card`: the one prepared for it, else `agentCardForV03` (unsigned). */
-  of(card: AgentCard): V03AgentCard {
-    return this.#prepared.get(JSON.stringify(card)) ?? agentCardForV03(card, this.options);
+  /** The 0.3 form of `card`: the one prepared for it, else `agentCardForV03`, signed as the wire carries it when there is a signer. */
+  async of(card: AgentCard): Promise<V03AgentCard> {
+    const prepared = this.#prepared.get(JSON.stringify(card));
+    if (prepared) return prepared;
+    const form = agentCardForV03(card, this.options);
+    return this.#sign ? this.#sign(carriedForm(form, this.options)) : form;
   }
 
   /** Serve `form` as the 0.3 form of `card`. */
@@ -191,8 +201,12 @@ export interface V03CardFormOptions extends V03CardOptions {
  * `signCard` builds at start.
  */
 export async function signV03CardForms(cards: readonly AgentCard[], sign: CardSigner, options: V03CardFormOptions = {}): Promise<V03CardForms> {
-  const forms = new V03CardForms(options);
-  const carried = options.carried ?? ((card: V03AgentCard) => card);
-  for (const card of cards) forms.prepare(card, await sign(carried(agentCardForV03(card, options))));
+  const forms = new V03CardForms(options, sign);
+  for (const card of cards) forms.prepare(card, await sign(carriedForm(agentCardForV03(card, options), options)));
   return forms;
+}
+
+/** The 0.3 card as the binding's wire carries it (V03CardFormOptions.carried): what a signature covers. */
+function carriedForm(card: V03AgentCard, options: V03CardFormOptions): V03AgentCard {
+  return options.carried ? options.carried(card) : card;
 }

@@ -185,7 +185,7 @@ test('SIGN-09: with tenants, each tenant\'s 0.3 cards are signed; 0.3 calls (no 
     });
     const beta = ((await res.json()) as { result: AgentCard }).result;
     assert.equal(beta.name, 'Beta agent (extended)');
-    await assertSigned03(a.handler.v03Cards.of(beta) as unknown as Card, 'Beta agent (extended)');
+    await assertSigned03((await a.handler.v03Cards.of(beta)) as unknown as Card, 'Beta agent (extended)');
     assert.equal(signer.calls(), signedAtStart, 'signed at start');
   } finally {
     await a.close();

@@ -80,7 +80,7 @@ async function unary03(method: Grpc03Method, { handler, request, ctx }: GrpcRpcC
   const params = paramsFromGrpc03(method.method, requestToJson(method.input, request));
   // GetAgentCard is the extended card's method (authenticated like GetExtendedAgentCard); an agent without one answers its public card.
   const publicCard = method.method === 'agent/getAuthenticatedExtendedCard' && handler.agentCard.capabilities.extendedAgentCard !== true;
-  const result = publicCard ? v03Cards.of(handler.agentCard) : await unaryV03({ handler, v03Cards }, { method: method.method, params }, ctx);
+  const result = publicCard ? await v03Cards.of(handler.agentCard) : await unaryV03({ handler, v03Cards }, { method: method.method, params }, ctx);
   return encodeResponse(method.output, resultToGrpc03(method.method, result));
 }
 
