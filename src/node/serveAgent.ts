@@ -3,7 +3,8 @@
  * the card's supportedInterfaces (the port may have been 0), then install the handler. With
  * `tenants`, several agents share the listeners, the store and the bus (issue 8).
  */
-import { servesExtendedCard, withInterfaces, type AgentDefinition, type InterfaceUrls } from '../server/agentDefinition.js';
+import { checkExtendedCard, servesExtendedCard, withInterfaces, type AgentCardBase, type AgentDefinition, type InterfaceUrls } from '../server/agentDefinition.js';
+import { finishExtendedCard, type ExtendedCardSource } from '../server/extendedCard.js';
 import { createA2AHandler, handlerAuthenticator, requireExtendedCardAuth, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH, type A2AHandler, type A2AHandlerOptions } from '../server/createA2AHandler.js';
 import type { A2ARequestHandler } from '../server/requestHandler.js';
 import type { RequestHandlerLike } from '../server/tenantRouter.js';
@@ -57,7 +58,8 @@ export interface ServeAgentBaseOptions extends ServeOptions {
    * from a2a-kit/node: the card, the extended card, and the 0.3 and hybrid cards served to 0.3
    * clients — the well-known ones, the 0.3 extended card (JSON-RPC `agent/getAuthenticatedExtendedCard`,
    * REST `GET /v1/card`) and the 0.3 gRPC GetAgentCard answer, each tenant's too (each over its
-   * own JSON; see CardSigner). Once, at start.
+   * own JSON; see CardSigner). Once, at start; an extended card given as a function is signed
+   * per call instead (its 1.0 card, and its 0.3 form for a 0.3 call).
    */
   signCard?: CardSigner;
   /**
@@ -126,20 +128,28 @@ export interface RunningTenants extends RunningAgent<TenantRouter> {
  */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost']);
 
-/** Final cards of one agent: interfaces (with the tenant, if any), then the signature. */
-async function finalCards(agent: AgentDefinition, urls: InterfaceUrls, sign: ServeAgentBaseOptions['signCard']): Promise<AgentDefinition & { card: AgentCard; extendedCard?: AgentCard }> {
-  let card = withInterfaces(agent.card, urls);
-  let extendedCard = agent.extendedCard ? withInterfaces(agent.extendedCard, urls) : undefined;
-  if (sign) {
-    card = await sign(card);
-    if (extendedCard) extendedCard = await sign(extendedCard);
-  }
+/** An agent with its final cards: the extended card a card, or a function making one per call. */
+type FinalAgent = AgentDefinition & { card: AgentCard; extendedCard?: ExtendedCardSource<AgentCard> };
+
+/**
+ * Final cards of one agent: interfaces (with the tenant, if any), then the signature — once for
+ * the card and an extended card given as a card; per call for an extended card given as a
+ * function (on the card it returned for the caller, once checked).
+ */
+async function finalCards(agent: AgentDefinition, urls: InterfaceUrls, sign: ServeAgentBaseOptions['signCard']): Promise<FinalAgent> {
+  const finish = async (base: AgentCardBase): Promise<AgentCard> => {
+    const card = withInterfaces(base, urls);
+    return sign ? sign(card) : card;
+  };
+  const card = await finish(agent.card);
+  const extended = agent.extendedCard === undefined ? undefined : finishExtendedCard(agent.extendedCard, finish);
+  const extendedCard = typeof extended === 'function' ? extended : await extended;
   return { executor: agent.executor, card, ...(extendedCard ? { extendedCard } : {}), ...(agent.resumable ? { resumable: true } : {}) };
 }
 
-/** The public card and the extended card, if any. */
-function cardsOf(agent: { card: AgentCard; extendedCard?: AgentCard }): AgentCard[] {
-  return agent.extendedCard ? [agent.card, agent.extendedCard] : [agent.card];
+/** The cards known at start (their signed 0.3 forms are made then): the public card, and the extended card unless it is made per call. */
+function cardsOf(agent: FinalAgent): AgentCard[] {
+  return agent.extendedCard && typeof agent.extendedCard !== 'function' ? [agent.card, agent.extendedCard] : [agent.card];
 }
 
 export function serveAgent(options: ServeAgentOptions): Promise<RunningAgent>;
@@ -147,11 +157,14 @@ export function serveAgent(options: ServeTenantsOptions): Promise<RunningTenants
 export async function serveAgent(options: ServeAgentOptions | ServeTenantsOptions): Promise<RunningAgent<RequestHandlerLike> | RunningTenants> {
   const tenants = 'tenants' in options ? options : undefined;
   // A card whose security cannot be enforced as configured (or tenants that cannot share one
-  // authenticator, or a bad tenant name) fails before anything listens.
+  // authenticator, a bad tenant name, an incomplete extended card) fails before anything listens.
   if (tenants) {
     const names = Object.keys(tenants.tenants);
     if (names.length === 0) throw new Error('tenants: at least one tenant is needed');
-    for (const name of names) checkTenantName(name);
+    for (const name of names) {
+      checkTenantName(name);
+      checkExtendedCard(tenants.tenants[name] as AgentDefinition, `tenant ${JSON.stringify(name)}: `);
+    }
     if (tenants.defaultTenant !== undefined && !names.includes(tenants.defaultTenant)) throw new Error(`defaultTenant ${JSON.stringify(tenants.defaultTenant)} is not one of the tenants`);
     const cards = names.map((n) => [n, (tenants.tenants[n] as AgentDefinition).card] as [string, AgentDefinition['card']]);
     if (options.handler?.auth !== 'external') checkSameSecurity(cards);
@@ -160,6 +173,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
     requireExtendedCardAuth({ servesExtendedCard: agents.some(servesExtendedCard), card: (cards[0] as [string, AgentDefinition['card']])[1] }, options.handler?.auth);
   } else {
     const agent = (options as ServeAgentOptions).agent;
+    checkExtendedCard(agent);
     handlerAuthenticator(agent.card, options.handler?.auth);
     requireExtendedCardAuth({ servesExtendedCard: servesExtendedCard(agent), card: agent.card }, options.handler?.auth);
   }
@@ -250,7 +264,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
       return { v03Cards: await signV03CardForms(cards, options.signCard, v03CardBindings ? { bindings: v03CardBindings } : {}) };
     };
     if (tenants) {
-      const defined: Record<string, AgentDefinition & { card: AgentCard; extendedCard?: AgentCard }> = {};
+      const defined: Record<string, FinalAgent> = {};
       for (const [name, agent] of Object.entries(tenants.tenants)) defined[name] = await finalCards(agent, { ...urls, tenant: name }, options.signCard);
       const forms = await signV03(Object.values(defined).flatMap(cardsOf));
       handler = createA2AHandler({ ...common, ...forms, tenants: defined, ...(tenants.defaultTenant !== undefined ? { defaultTenant: tenants.defaultTenant } : {}) });

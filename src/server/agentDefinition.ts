@@ -1,17 +1,21 @@
 /** An agent as a module can export it: the card (without interfaces, which the host fills) and the executor. */
-import { AgentCardSchema } from '../gen/a2a_pb.js';
-import { decodeMessage } from '../protocol/decode.js';
-import { InvalidParamsError } from '../protocol/errors.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
+import { agentCardProblems, requireCompleteCard } from './cardProblems.js';
+import type { ExtendedCardSource } from './extendedCard.js';
 
 export type AgentCardBase = Omit<AgentCard, 'supportedInterfaces'> & { supportedInterfaces?: AgentCard['supportedInterfaces'] };
 
 export interface AgentDefinition {
   card: AgentCardBase;
   executor: AgentExecutor;
-  /** Served by GetExtendedAgentCard when the card declares capabilities.extendedAgentCard. */
-  extendedCard?: AgentCardBase;
+  /**
+   * Served by GetExtendedAgentCard when the card declares capabilities.extendedAgentCard: a
+   * complete card (XCARD-05; checked at start like `card`), or `(ctx) => card` (or a promise of
+   * one), made per call for the authenticated caller (`ctx.principal`, XCARD-04) and checked then.
+   * Either way the host writes its `supportedInterfaces` and signs it as it does `card`.
+   */
+  extendedCard?: ExtendedCardSource<AgentCardBase>;
   /**
    * Several instances: when the instance running a task dies, another may run the executor again
    * on the task (`ctx.task` set, same last user message). Default false: the task becomes FAILED.
@@ -26,31 +30,31 @@ export function defineAgent(definition: AgentDefinition): AgentDefinition {
 
 /**
  * What is wrong with `value` as an AgentDefinition, one phrase per problem (none: it is one):
- * `executor.execute is not a function`, or the card's violations as the request decoder finds
- * them (`card.description is required`), its `supportedInterfaces` excepted (the host adds them)
+ * `executor.execute is not a function`, or the violations of its card, and of its extended card
+ * when that is a card, as the request decoder finds them (`card.description is required`,
+ * `extendedCard.skills is required`), their `supportedInterfaces` excepted (the host adds them)
  * and empty lists tolerated (a card without skills is served as it is).
  */
 export function agentDefinitionProblems(value: unknown): string[] {
   if (typeof value !== 'object' || value === null) return ['it is not an object'];
-  const { card, executor } = value as { card?: unknown; executor?: unknown };
+  const { card, executor, extendedCard } = value as { card?: unknown; executor?: unknown; extendedCard?: unknown };
   const problems: string[] = [];
   if (card === undefined) problems.push('card is missing');
-  else if (typeof card !== 'object' || card === null || Array.isArray(card)) problems.push('card is not an object');
-  else problems.push(...cardProblems(card as AgentCardBase));
+  else problems.push(...agentCardProblems(card, { path: 'card', interfaces: 'added' }));
+  if (extendedCard !== undefined && typeof extendedCard !== 'function') problems.push(...agentCardProblems(extendedCard, { path: 'extendedCard', interfaces: 'added' }));
   if (executor === undefined) problems.push('executor is missing');
   else if (typeof (executor as { execute?: unknown } | null)?.execute !== 'function') problems.push('executor.execute is not a function');
   return problems;
 }
 
-function cardProblems(card: AgentCardBase): string[] {
-  const placeholder: AgentCard['supportedInterfaces'] = [{ url: 'http://localhost/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }];
-  try {
-    decodeMessage(AgentCardSchema, { ...card, supportedInterfaces: placeholder }, { path: 'card' });
-    return [];
-  } catch (error) {
-    if (!(error instanceof InvalidParamsError)) throw error;
-    return error.fieldViolations.filter((v) => v.description !== 'must not be empty').map((v) => `${v.field} ${v.description}`);
-  }
+/**
+ * Throws when the agent's extendedCard is a card, but not a complete one (XCARD-05, CARD-03);
+ * `whose` leads the message (`tenant "acme": `). A function is checked per call.
+ */
+export function checkExtendedCard(agent: Pick<AgentDefinition, 'extendedCard'>, whose = ''): void {
+  const source = agent.extendedCard;
+  if (source === undefined || typeof source === 'function') return;
+  requireCompleteCard(source, { path: 'extendedCard', interfaces: 'added', what: `${whose}extendedCard` });
 }
 
 export interface InterfaceUrls {

@@ -16,6 +16,7 @@ export type { HttpRoute } from './http/extraRoutes.js';
 export { RequestAbortedError } from './http/requestAborted.js';
 export { defineAgent, withInterfaces } from './agentDefinition.js';
 export type { AgentDefinition, AgentCardBase, InterfaceUrls } from './agentDefinition.js';
+export type { ExtendedCardSource } from './extendedCard.js';
 export type { Principal } from '../auth/principal.js';
 export type {
   AuthConfig,

@@ -38,6 +38,8 @@ import type { Outcome } from './execution.js';
 import { storeOutOfReach } from './storePatience.js';
 import { detachedExecution, takeOverTask } from './detachedRun.js';
 import { settleCutOffRuns } from './cutOffRuns.js';
+import { requireCompleteCard } from './cardProblems.js';
+import { resolveExtendedCard, type ExtendedCardSource } from './extendedCard.js';
 import { duplicateOf, startExecution, type MessageRunDeps } from './messageRun.js';
 import { MemoryTaskStore } from './stores/memoryStore.js';
 import type { TaskStore } from './stores/taskStore.js';
@@ -87,8 +89,13 @@ export interface RequestHandlerOptions {
   executor: AgentExecutor;
   store?: TaskStore;
   bus?: EventBus;
-  /** The card returned by GetExtendedAgentCard (XCARD rules). */
-  extendedAgentCard?: AgentCard | ((ctx: CallContext) => AgentCard | Promise<AgentCard>);
+  /**
+   * The card returned by GetExtendedAgentCard (XCARD rules): a complete card (checked here:
+   * construction throws on a card missing a required member, CARD-03 / XCARD-05), or
+   * `(ctx) => card`, made per call and checked then (an incomplete card, or a throw, is answered
+   * with InternalError and reported to onError; see extendedCard.ts).
+   */
+  extendedAgentCard?: ExtendedCardSource<AgentCard>;
   /** Ids of new tasks, contexts, messages and artifacts (default: time-ordered UUIDv7, timeOrderedId.ts). */
   newId?: () => string;
   /**
@@ -172,6 +179,8 @@ export class A2ARequestHandler {
   constructor(private readonly options: RequestHandlerOptions) {
     const onError = (this.onError = options.onError ?? logError);
     this.agentCard = options.agentCard;
+    const extended = options.extendedAgentCard;
+    if (extended !== undefined && typeof extended !== 'function') requireCompleteCard(extended, { path: 'extendedAgentCard', interfaces: 'given' });
     this.calls = options.onCall ? new CallObserver(options.onCall, onError) : undefined;
     this.executor = options.executor;
     this.store = options.store ?? new MemoryTaskStore();
@@ -444,7 +453,7 @@ export class A2ARequestHandler {
   private async getExtendedAgentCard(ctx: CallContext): Promise<AgentCard> {
     const source = this.options.extendedAgentCard;
     if (!source) throw new ExtendedAgentCardNotConfiguredError();
-    return typeof source === 'function' ? source(ctx) : source;
+    return resolveExtendedCard(source, ctx);
   }
 
   private toResponse(outcome: Outcome, historyLength: number | undefined): SendMessageResponse {

@@ -16,7 +16,8 @@ import { RESERVED_TENANT_NAMES, RESERVED_TENANT_PROBLEM, isReservedTenantName } 
 import type { AbuseLimits } from './abuseLimits.js';
 import type { AgentCard, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import type { PushRuntime, PushRuntimeFactory } from '../push/pushOptions.js';
-import { withInterfaces, type AgentCardBase, type AgentDefinition, type InterfaceUrls } from './agentDefinition.js';
+import { checkExtendedCard, withInterfaces, type AgentCardBase, type AgentDefinition, type InterfaceUrls } from './agentDefinition.js';
+import { finishExtendedCard } from './extendedCard.js';
 import { LocalEventBus, type EventBus } from './eventBus.js';
 import { logError } from './errorHook.js';
 import { warnLocalBusOnSharedStore } from './sharedStoreCheck.js';
@@ -98,6 +99,7 @@ export class TenantRouter {
     const cards = new Map<string, AgentCard>();
     for (const name of names) {
       const agent = options.tenants[name] as AgentDefinition;
+      checkExtendedCard(agent, `tenant ${JSON.stringify(name)}: `);
       const card = tenantCard(agent.card, { tenant: name, interfaces });
       cards.set(name, card);
       handlers.set(
@@ -111,7 +113,7 @@ export class TenantRouter {
           ...(options.leases && leaseStore ? { leases: { ...options.leases, store: tenantLeases(leaseStore as LeaseStore, name) } } : {}),
           agentCard: card,
           executor: agent.executor,
-          ...(agent.extendedCard ? { extendedAgentCard: tenantCard(agent.extendedCard, { tenant: name, interfaces }) } : {}),
+          ...(agent.extendedCard ? { extendedAgentCard: finishExtendedCard(agent.extendedCard, (c) => tenantCard(c, { tenant: name, interfaces })) } : {}),
           ...(agent.resumable ? { resumable: true } : {}),
         }),
       );
