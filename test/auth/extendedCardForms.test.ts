@@ -264,3 +264,22 @@ test('XCARD-05 createA2AHandler: a function returning a card without its interfa
   assert.equal(errors.length, 1);
   assert.match((errors[0] as Error).message, /^The card extendedAgentCard\(ctx\) returned is not a complete Agent Card \(CARD-03, XCARD-05\): extendedAgentCard\.supportedInterfaces is required$/);
 });
+
+test('XCARD-04 XCARD-05 tenants: a tenant\'s extendedCard function answers its caller the tenant\'s complete card with the tenant\'s interfaces', async () => {
+  const agent = await serveAgent({
+    tenants: { acme: { card: publicCard(), executor: echoPrincipal, extendedCard: perCaller }, beta: { card: publicCard(), executor: echoPrincipal } },
+    port: 0,
+    host: '127.0.0.1',
+    handler: { auth: { schemes: { key: { keys: { [ALICE]: 'alice' } } } } },
+  });
+  try {
+    const rpc = jsonRpcCaller(`${agent.url}/a2a/jsonrpc`);
+    const r = await rpc.call('getExtendedAgentCard', { tenant: 'acme' }, { headers: { 'x-api-key': ALICE } });
+    assert.ok(r.ok, JSON.stringify(r.ok ? '' : r.error.raw));
+    assert.equal(r.result.description, 'extended for alice');
+    assert.deepEqual(r.result.supportedInterfaces, agent.cards.get('acme')?.supportedInterfaces);
+    assert.ok((r.result.supportedInterfaces as { tenant: string }[]).every((i) => i.tenant === 'acme'));
+  } finally {
+    await agent.close();
+  }
+});
