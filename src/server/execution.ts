@@ -6,7 +6,7 @@
  * without answering, and a refusal when the outcome could not be stored (a store outage).
  */
 import { appendUserMessage } from '../protocol/applyEvent.js';
-import { InternalError, StoreUnavailableError, UnsupportedOperationError, invalidField, type A2AError } from '../protocol/errors.js';
+import { InternalError, StoreUnavailableError, UnsupportedOperationError, type A2AError } from '../protocol/errors.js';
 import { isTerminalState } from '../protocol/taskStates.js';
 import type { Message } from '../protocol/types.js';
 import type { AgentExecutor } from './agentExecutor.js';
@@ -15,6 +15,7 @@ import { RunUpdater, type RunUpdaterInput } from './runUpdater.js';
 import { DuplicateMessageError, type TaskRecord } from './stores/taskStore.js';
 import { followUpRefusal, type TaskLimits } from './taskLimits.js';
 import { LeaseLostError } from './leases.js';
+import { usedId } from './messageFingerprint.js';
 import { UnprocessedMessageError } from './unprocessedMessage.js';
 import { patiently, storeOutOfReach } from './storePatience.js';
 
@@ -246,11 +247,15 @@ export class Execution extends RunUpdater {
     return false;
   }
 
-  /** R4: answer with the task the first delivery of this message created or continued. */
+  /**
+   * R4: answer with the task the first delivery of this message created or continued. The store
+   * refused the claim only for this caller's own id (IDEM-02), so the record is the caller's; the
+   * owner is compared all the same, so a store that did not scope ids could refuse another
+   * caller's id but never answer with its task.
+   */
   private async answerDuplicate(dup: DuplicateMessageError): Promise<void> {
-    // Another principal's message id is "used" (as in duplicateOf), never an answer with its task.
     if ((this.input.claim && dup.existing.fingerprint !== this.input.claim.fingerprint) || dup.existing.owner !== (this.input.owner ?? '')) {
-      this.refuse(invalidField('message.messageId', 'was already used for a different message'));
+      this.refuse(usedId());
       return;
     }
     const record = await this.input.writer.store.get(this.input.context.tenant, dup.existing.taskId).catch(() => undefined);

@@ -1,6 +1,12 @@
 /** R4: what tells a retried SendMessage (same message) from a reused messageId (different message). */
+import { invalidField, type A2AError } from '../protocol/errors.js';
 import type { Message } from '../protocol/types.js';
 import type { MessageClaim } from './stores/taskStore.js';
+
+/** R4: the caller's own message id again, with a different message (another caller's ids are not its concern, IDEM-02). */
+export function usedId(): A2AError {
+  return invalidField('message.messageId', 'was already used for a different message');
+}
 
 /** The claim a message makes; its fingerprint is computed only if the message is recorded (direct replies never are). */
 export function messageClaim(message: Message): MessageClaim {

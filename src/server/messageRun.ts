@@ -13,7 +13,7 @@ import type { DetachedRunDeps } from './detachedRun.js';
 import { Execution } from './execution.js';
 import { LazyAbort } from './lazyAbort.js';
 import { checkInputModes } from './mediaTypes.js';
-import { messageClaim, messageFingerprint } from './messageFingerprint.js';
+import { messageClaim, messageFingerprint, usedId } from './messageFingerprint.js';
 import type { CallContext } from './requestHandler.js';
 import { textOf } from './runContext.js';
 import type { TaskRecord } from './stores/taskStore.js';
@@ -30,17 +30,16 @@ export interface MessageRunDeps extends DetachedRunDeps {
 }
 
 /**
- * R4: the task of a message id already recorded in this tenant, after the run it started has
- * settled (unless `wait` is false); a different message under a used id is invalid params.
+ * R4: the task of a message id this caller already used in this tenant, after the run it started
+ * has settled (unless `wait` is false); a different message under an id the caller used is
+ * invalid params. IDEM-02 / ERR-04: ids are per caller (the owner), so another caller's use of
+ * the id is not seen here, and its message is processed as any new one.
  */
 export async function duplicateOf(deps: MessageRunDeps, req: SendMessageRequest, options: { wait: boolean; owner: string }): Promise<TaskRecord | undefined> {
   const tenant = req.tenant ?? '';
-  const seen = await deps.store.findMessage(tenant, req.message.messageId);
+  const seen = await deps.store.findMessage(tenant, options.owner, req.message.messageId);
   if (!seen) return undefined;
-  // Another principal's message id is "used", without saying by whom or for which task.
-  if (seen.owner !== options.owner || seen.fingerprint !== messageFingerprint(req.message)) {
-    throw invalidField('message.messageId', 'was already used for a different message');
-  }
+  if (seen.fingerprint !== messageFingerprint(req.message)) throw usedId();
   if (options.wait) await deps.runner.idle(tenant, seen.taskId);
   return requireTask(deps.store, { tenant, id: seen.taskId }, options.owner);
 }

@@ -69,9 +69,9 @@ class FlakyStore implements TaskStore {
     this.gate();
     return this.inner.events(tenant, taskId, afterSeq);
   }
-  async findMessage(tenant: string, messageId: string) {
+  async findMessage(tenant: string, owner: string, messageId: string) {
     this.gate();
-    return this.inner.findMessage(tenant, messageId);
+    return this.inner.findMessage(tenant, owner, messageId);
   }
   async list(query: ListQuery) {
     this.gate();

@@ -22,7 +22,7 @@ function unorderedView(store: MemoryTaskStore): TaskStore {
     create: (tenant, task, options) => store.create(tenant, task, options),
     append: (input) => store.append(input),
     events: (tenant, id, after) => store.events(tenant, id, after),
-    findMessage: (tenant, id) => store.findMessage(tenant, id),
+    findMessage: (tenant, owner, id) => store.findMessage(tenant, owner, id),
     list: (query) => store.list(query),
     claimContext: (tenant, contextId, owner) => store.claimContext(tenant, contextId, owner),
   };

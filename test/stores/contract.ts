@@ -508,9 +508,9 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       const first = makeTask('idem');
       const claim = { messageId: 'm-1', fingerprint: messageFingerprint({ parts: [{ text: 'hello' }] }) };
       await store.create('', first, { claim });
-      assert.deepEqual(await store.findMessage('', 'm-1'), { messageId: 'm-1', taskId: 'idem', fingerprint: claim.fingerprint, owner: '' });
-      assert.equal(await store.findMessage('', 'm-2'), undefined);
-      assert.equal(await store.findMessage('other', 'm-1'), undefined);
+      assert.deepEqual(await store.findMessage('', '', 'm-1'), { messageId: 'm-1', taskId: 'idem', fingerprint: claim.fingerprint, owner: '' });
+      assert.equal(await store.findMessage('', '', 'm-2'), undefined);
+      assert.equal(await store.findMessage('other', '', 'm-1'), undefined);
       // The same id again, for a new task: refused, and that task does not exist.
       await assert.rejects(store.create('', makeTask('idem-2'), { claim }), (e: unknown) => {
         assert.ok(e instanceof DuplicateMessageError);
@@ -522,7 +522,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
       // A follow-up records its id with the append; repeating it changes nothing.
       const follow = { messageId: 'm-3', fingerprint: 'f3' };
       await store.append({ tenant: '', taskId: 'idem', expectedVersion: 1, task: first, events: [artifactEvent(first, 'a')], claim: follow });
-      assert.equal((await store.findMessage('', 'm-3'))?.taskId, 'idem');
+      assert.equal((await store.findMessage('', '', 'm-3'))?.taskId, 'idem');
       await assert.rejects(
         store.append({ tenant: '', taskId: 'idem', expectedVersion: 2, task: withStatus(first, 'TASK_STATE_FAILED', 9), events: [artifactEvent(first, 'b')], claim: follow }),
         (e: unknown) => e instanceof DuplicateMessageError && e.existing.taskId === 'idem',
@@ -533,17 +533,17 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
         store.append({ tenant: '', taskId: 'idem', expectedVersion: 1, task: first, events: [], claim: { messageId: 'm-4', fingerprint: 'f4' } }),
         (e: unknown) => e instanceof VersionConflictError,
       );
-      assert.equal(await store.findMessage('', 'm-4'), undefined);
+      assert.equal(await store.findMessage('', '', 'm-4'), undefined);
       // Tenants do not share message ids.
       await store.create('other', makeTask('idem-other'), { claim });
-      assert.equal((await store.findMessage('other', 'm-1'))?.taskId, 'idem-other');
+      assert.equal((await store.findMessage('other', '', 'm-1'))?.taskId, 'idem-other');
       // Concurrent duplicates: exactly one write wins.
       const racing = await Promise.allSettled(
         Array.from({ length: 8 }, (_, i) => store.create('', makeTask(`dup-${i}`), { claim: { messageId: 'm-race', fingerprint: 'same' } })),
       );
       assert.equal(racing.filter((r) => r.status === 'fulfilled').length, 1);
       for (const r of racing) if (r.status === 'rejected') assert.ok(r.reason instanceof DuplicateMessageError, String(r.reason));
-      const winner = (await store.findMessage('', 'm-race'))?.taskId;
+      const winner = (await store.findMessage('', '', 'm-race'))?.taskId;
       const existing = await Promise.all(Array.from({ length: 8 }, async (_, i) => ((await store.get('', `dup-${i}`)) ? `dup-${i}` : undefined)));
       assert.deepEqual(existing.filter(Boolean), [winner]);
     });
@@ -614,7 +614,7 @@ export async function purgeScenario(store: PurgeableStore, countEvents = () => l
   assert.equal(await store.get('', 'old-done'), undefined);
   assert.equal(await store.get('t2', 'old-failed'), undefined);
   assert.deepEqual(await store.events('', 'old-done', 0), []);
-  assert.equal(await store.findMessage('', 'old-m'), undefined);
+  assert.equal(await store.findMessage('', '', 'old-m'), undefined);
   assert.ok(await store.get('', 'old-working'));
   assert.ok(await store.get('', 'old-input'));
   assert.ok(await store.get('', 'new-done'));

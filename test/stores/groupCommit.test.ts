@@ -35,7 +35,7 @@ test('concurrent writes in one turn: failures are isolated, the rest commit', as
     assert.ok(await store.get('', 'a'));
     assert.ok(await store.get('', 'c'));
     assert.equal(await store.get('', 'b'), undefined, 'the failed write left nothing behind');
-    assert.equal((await store.findMessage('', 'm1'))?.taskId, 'a');
+    assert.equal((await store.findMessage('', '', 'm1'))?.taskId, 'a');
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

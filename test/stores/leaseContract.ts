@@ -207,12 +207,12 @@ export function runLeaseContract(name: string, makeStore: () => Promise<StoreUnd
       const after = await store.get('', 't');
       assert.equal(after?.version, kept.record.version, 'nothing written by the refused appends');
       assert.deepEqual(await store.events('', 't', kept.record.seq), []);
-      assert.equal(await store.findMessage('', 'm-late'), undefined, 'the refused claim was not recorded');
+      assert.equal(await store.findMessage('', '', 'm-late'), undefined, 'the refused claim was not recorded');
       // The new holder writes; a write without leaseOwner (a cancel, say) is not fenced.
       await write('B', 'new holder', 'm-new');
       await write(undefined, 'unfenced');
       assert.equal((await store.get('', 't'))?.task.metadata?.text, 'unfenced');
-      assert.equal((await store.findMessage('', 'm-new'))?.taskId, 't');
+      assert.equal((await store.findMessage('', '', 'm-new'))?.taskId, 't');
     });
 
     leaseTest('takeOverLease: compare-and-set on the previous owner and expiry; the new owner then holds it', async (store) => {

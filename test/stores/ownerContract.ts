@@ -219,28 +219,63 @@ export function runOwnerContract(name: string, makeStore: () => Promise<StoreUnd
     ownerTest('findMessage carries the owner of the task the message was recorded with', async (store) => {
       const task = makeTask('owned');
       await store.create('', task, { owner: 'alice', claim: { messageId: 'm-create', fingerprint: 'f1' } });
-      assert.deepEqual(await store.findMessage('', 'm-create'), { messageId: 'm-create', taskId: 'owned', fingerprint: 'f1', owner: 'alice' });
+      assert.deepEqual(await store.findMessage('', 'alice', 'm-create'), { messageId: 'm-create', taskId: 'owned', fingerprint: 'f1', owner: 'alice' });
       // A follow-up recorded with an append carries the task's owner too.
       await store.append({ tenant: '', taskId: 'owned', expectedVersion: 1, task, events: [], claim: { messageId: 'm-follow', fingerprint: 'f2' } });
-      assert.deepEqual(await store.findMessage('', 'm-follow'), { messageId: 'm-follow', taskId: 'owned', fingerprint: 'f2', owner: 'alice' });
-      // Another principal reusing the id: refused, and the error names the first owner (for the handler, not the caller).
-      await assert.rejects(store.create('', makeTask('theirs'), { owner: 'mallory', claim: { messageId: 'm-create', fingerprint: 'f9' } }), (e: unknown) => {
+      assert.deepEqual(await store.findMessage('', 'alice', 'm-follow'), { messageId: 'm-follow', taskId: 'owned', fingerprint: 'f2', owner: 'alice' });
+      // The owner's own id again: refused, with that owner's record, and nothing written.
+      await assert.rejects(store.create('', makeTask('again'), { owner: 'alice', claim: { messageId: 'm-create', fingerprint: 'f9' } }), (e: unknown) => {
         assert.ok(e instanceof DuplicateMessageError);
         assert.deepEqual(e.existing, { messageId: 'm-create', taskId: 'owned', fingerprint: 'f1', owner: 'alice' });
         return true;
       });
-      assert.equal(await store.get('', 'theirs'), undefined);
-      await store.create('', makeTask('mal'), { owner: 'mallory' });
-      await assert.rejects(
-        store.append({ tenant: '', taskId: 'mal', expectedVersion: 1, task: makeTask('mal'), events: [], claim: { messageId: 'm-follow', fingerprint: 'f2' } }),
-        (e: unknown) => e instanceof DuplicateMessageError && e.existing.owner === 'alice' && e.existing.taskId === 'owned',
-      );
+      assert.equal(await store.get('', 'again'), undefined);
       // Anonymous tasks record '' as the owner; tenants keep their own records.
       await store.create('', makeTask('anon'), { claim: { messageId: 'm-anon', fingerprint: 'f3' } });
-      assert.equal((await store.findMessage('', 'm-anon'))?.owner, '');
+      assert.equal((await store.findMessage('', '', 'm-anon'))?.owner, '');
       await store.create('t2', makeTask('owned'), { owner: 'bob', claim: { messageId: 'm-create', fingerprint: 'f1' } });
-      assert.equal((await store.findMessage('t2', 'm-create'))?.owner, 'bob');
-      assert.equal((await store.findMessage('', 'm-create'))?.owner, 'alice');
+      assert.equal((await store.findMessage('t2', 'bob', 'm-create'))?.taskId, 'owned');
+      assert.equal(await store.findMessage('t2', 'alice', 'm-create'), undefined);
+    });
+
+    ownerTest("IDEM-02 ERR-04 message ids are claimed per owner: another owner's id is unused for this one, at create and append, and a retry still finds its own", async (store) => {
+      await store.create('', makeTask('a-task'), { owner: 'alice', claim: { messageId: 'a1', fingerprint: 'fa' } });
+      // Bob's id "a1" is his own: not found for him, and claimed by his create as any new id.
+      assert.equal(await store.findMessage('', 'bob', 'a1'), undefined);
+      assert.equal(await store.findMessage('', '', 'a1'), undefined, 'nor for the anonymous owner');
+      await store.create('', makeTask('b-task'), { owner: 'bob', claim: { messageId: 'a1', fingerprint: 'fb' } });
+      assert.deepEqual(await store.findMessage('', 'bob', 'a1'), { messageId: 'a1', taskId: 'b-task', fingerprint: 'fb', owner: 'bob' });
+      assert.deepEqual(await store.findMessage('', 'alice', 'a1'), { messageId: 'a1', taskId: 'a-task', fingerprint: 'fa', owner: 'alice' });
+      // A follow-up is claimed for its task's owner: Alice's "f" and Bob's "f" do not meet, and
+      // the anonymous owner is one more owner.
+      const follow = async (taskId: string, fingerprint: string) => {
+        const current = await store.get('', taskId);
+        assert.ok(current);
+        return store.append({ tenant: '', taskId, expectedVersion: current.version, task: current.task, events: [], claim: { messageId: 'f', fingerprint } });
+      };
+      await follow('a-task', 'fa2');
+      await follow('b-task', 'fb2');
+      await store.create('', makeTask('anon-task'), { claim: { messageId: 'f', fingerprint: 'fn' } });
+      assert.deepEqual(
+        await Promise.all(['alice', 'bob', ''].map(async (owner) => (await store.findMessage('', owner, 'f'))?.taskId)),
+        ['a-task', 'b-task', 'anon-task'],
+      );
+      // The same owner's id again is still a duplicate, at append as at create, and writes nothing.
+      const before = await store.get('', 'b-task');
+      await assert.rejects(follow('b-task', 'fb3'), (e: unknown) => e instanceof DuplicateMessageError && e.existing.taskId === 'b-task' && e.existing.owner === 'bob' && e.existing.fingerprint === 'fb2');
+      assert.equal((await store.get('', 'b-task'))?.version, before?.version);
+      await assert.rejects(store.create('', makeTask('b-again'), { owner: 'bob', claim: { messageId: 'a1', fingerprint: 'fb' } }), (e: unknown) => e instanceof DuplicateMessageError && e.existing.taskId === 'b-task');
+      assert.equal(await store.get('', 'b-again'), undefined);
+      // Owners racing on one new id each get exactly one task of their own.
+      const racing = await Promise.allSettled(
+        Array.from({ length: 6 }, (_, i) => store.create('', makeTask(`race-${i}`), { owner: i % 2 === 0 ? 'carol' : 'dave', claim: { messageId: 'r', fingerprint: 'same' } })),
+      );
+      assert.equal(racing.filter((r) => r.status === 'fulfilled').length, 2);
+      for (const r of racing) if (r.status === 'rejected') assert.ok(r.reason instanceof DuplicateMessageError, String(r.reason));
+      const carol = await store.findMessage('', 'carol', 'r');
+      const dave = await store.findMessage('', 'dave', 'r');
+      assert.equal((await store.get('', carol?.taskId ?? '?'))?.owner, 'carol');
+      assert.equal((await store.get('', dave?.taskId ?? '?'))?.owner, 'dave');
     });
 
     ownerTest('reopened storage: owners persist and a second handle filters the same', async (store, { reopen }, t) => {
@@ -253,7 +288,8 @@ export function runOwnerContract(name: string, makeStore: () => Promise<StoreUnd
       const other = await reopen();
       try {
         assert.equal((await other.get('', 'p1'))?.owner, 'alice');
-        assert.equal((await other.findMessage('', 'pm'))?.owner, 'alice');
+        assert.equal((await other.findMessage('', 'alice', 'pm'))?.taskId, 'p1');
+        assert.equal(await other.findMessage('', 'bob', 'pm'), undefined);
         assert.deepEqual(ids((await other.list({ tenant: '', owner: 'bob', pageSize: 5 })).records), ['p2']);
         const appended = await move(other, { tenant: '', id: 'p1' }, { state: 'TASK_STATE_WORKING', at: 3 });
         assert.equal(appended.owner, 'alice');

@@ -11,7 +11,7 @@ import { makeTask, purgeScenario, runStoreContract } from './contract.js';
 import { pgTestDatabase } from './pgSetup.js';
 import { pushStatements } from '../../src/stores/contract/pushSql.js';
 import { migrateStore, openStore } from '../../src/stores/contract/openStore.js';
-import { assertUpgradedFromV2, assertUpgradedFromV3, assertUpgradedFromV5, seedV2, seedV3, seedV5, type SeedSql } from './upgradeChecks.js';
+import { assertUpgradedFromV2, assertUpgradedFromV3, assertUpgradedFromV5, assertUpgradedFromV6, seedV2, seedV3, seedV5, seedV6, type SeedSql } from './upgradeChecks.js';
 
 const db = await pgTestDatabase();
 const skip = typeof db === 'string' ? db : undefined;
@@ -274,8 +274,39 @@ describe('postgres push store', skip ? { skip } : {}, () => {
       await assert.rejects(open(schema, { migrate: false }), /run "a2a db migrate"/);
       const store = await open(schema);
       try {
-        assert.deepEqual([store.migration.from, store.migration.applied], [5, [6]]);
+        assert.deepEqual([store.migration.from, store.migration.applied], [5, [6, 7]]);
         await assertUpgradedFromV5(store);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
+  test("IDEM-02 ERR-04 a version-6 schema upgrades to message ids per owner: each id is its task owner's, others may use it, retention deletes it", async () => {
+    if (typeof db === 'string') return;
+    const schema = db.schema();
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    try {
+      await migratePostgres(pool, { schema, migrations: POSTGRES_MIGRATIONS.slice(0, 6) });
+      await seedV6(seedOn(pool, schema));
+      await assert.rejects(open(schema, { migrate: false }), /run "a2a db migrate"/);
+      const store = await open(schema);
+      try {
+        assert.deepEqual([store.migration.from, store.migration.applied], [6, [7]]);
+        const key = await pool.query(
+          `SELECT a.attname FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY (c.conkey)
+           WHERE c.conname = 'messages_pkey' AND c.connamespace = $1::regnamespace ORDER BY array_position(c.conkey, a.attnum)`,
+          [schema],
+        );
+        assert.deepEqual(key.rows.map((r: { attname: string }) => r.attname), ['tenant', 'owner', 'message_id']);
+        const column = await pool.query(
+          `SELECT is_nullable, column_default, collation_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'messages' AND column_name = 'owner'`,
+          [schema],
+        );
+        assert.deepEqual(column.rows, [{ is_nullable: 'NO', column_default: null, collation_name: 'C' }]);
+        await assertUpgradedFromV6(store);
       } finally {
         await store.close();
       }

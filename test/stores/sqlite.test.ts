@@ -15,7 +15,7 @@ import { makeTask, purgeScenario, runStoreContract } from './contract.js';
 import { pushStatements } from '../../src/stores/contract/pushSql.js';
 import { SQLITE_LEASE_DIALECT, leaseStatements } from '../../src/stores/contract/leaseSql.js';
 import { SQLITE_CONTEXT_DIALECT, contextStatements } from '../../src/stores/contract/contextSql.js';
-import { assertUpgradedFromV2, assertUpgradedFromV3, assertUpgradedFromV5, seedV2, seedV3, seedV5, type SeedSql } from './upgradeChecks.js';
+import { assertUpgradedFromV2, assertUpgradedFromV3, assertUpgradedFromV5, assertUpgradedFromV6, seedV2, seedV3, seedV5, seedV6, type SeedSql } from './upgradeChecks.js';
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'a2a-sqlite-'));
@@ -366,9 +366,36 @@ test('sqlite: TENANT-06 a version-5 file upgrades to context owners: its context
     assert.throws(() => new SqliteTaskStore({ path, migrate: false }), /run "a2a db migrate"/);
     const store = new SqliteTaskStore({ path });
     try {
-      assert.deepEqual([store.migration.from, store.migration.applied], [5, [6]]);
+      assert.deepEqual([store.migration.from, store.migration.applied], [5, [6, 7]]);
       assert.equal(store.db.prepare('SELECT count(*) FROM contexts').pluck().get(), 0, 'nothing to backfill: tasks say whose their contexts are');
       await assertUpgradedFromV5(store);
+      assert.equal(store.checkIntegrity(), 'ok');
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: IDEM-02 ERR-04 a version-6 file upgrades to message ids per owner: each id is its task owner\'s, others may use it, retention deletes it', async () => {
+  const dir = await tempDir();
+  try {
+    const path = join(dir, 'v6.db');
+    const db = new Database(path);
+    migrateSqlite(db, SQLITE_MIGRATIONS.slice(0, 6));
+    await seedV6(seedOn(db));
+    db.close();
+    assert.throws(() => new SqliteTaskStore({ path, migrate: false }), /run "a2a db migrate"/);
+    const store = new SqliteTaskStore({ path });
+    try {
+      assert.deepEqual([store.migration.from, store.migration.applied], [6, [7]]);
+      const key = store.db.prepare(`SELECT name FROM pragma_table_info('messages') WHERE pk > 0 ORDER BY pk`).pluck().all();
+      assert.deepEqual(key, ['tenant', 'owner', 'message_id']);
+      const indexes = store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages' AND sql IS NOT NULL`).pluck().all();
+      assert.deepEqual(indexes, ['messages_by_task']);
+      assert.equal(store.db.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'messages_v6'`).pluck().get(), 0);
+      await assertUpgradedFromV6(store);
       assert.equal(store.checkIntegrity(), 'ok');
     } finally {
       await store.close();

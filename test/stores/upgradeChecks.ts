@@ -65,7 +65,7 @@ export async function assertUpgradedFromV2(store: UpgradedStore, old: Task): Pro
 export async function assertUpgradedFromV3(store: UpgradedStore, old: Task): Promise<void> {
   assert.deepEqual(await store.get('', 'old'), { tenant: '', owner: '', task: old, version: 1, seq: 1 });
   assert.equal((await store.get('t', 'other'))?.owner, '');
-  assert.deepEqual(await store.findMessage('', 'old-m'), { messageId: 'old-m', taskId: 'old', fingerprint: 'f-old', owner: '' });
+  assert.deepEqual(await store.findMessage('', '', 'old-m'), { messageId: 'old-m', taskId: 'old', fingerprint: 'f-old', owner: '' });
   assert.equal((await store.getPushConfig('', 'old', 'c'))?.url, 'https://hooks.example/');
   const listed = async (query: { tenant: string; owner?: string }) => (await store.list({ ...query, pageSize: 10 })).records.map((r) => `${r.task.id}@${r.owner}`);
   assert.deepEqual(await listed({ tenant: '', owner: '' }), ['old@']);
@@ -74,16 +74,19 @@ export async function assertUpgradedFromV3(store: UpgradedStore, old: Task): Pro
   // Old tasks keep '' through appends; new tasks take their creator.
   const appended = await store.append({ tenant: '', taskId: 'old', expectedVersion: 1, task: old, events: [], claim: { messageId: 'old-m2', fingerprint: 'f2' } });
   assert.equal(appended.record.owner, '');
-  assert.equal((await store.findMessage('', 'old-m2'))?.owner, '');
+  assert.equal((await store.findMessage('', '', 'old-m2'))?.owner, '');
   await store.create('', { ...old, id: 'new', status: { ...old.status, timestamp: '2030-01-01T00:00:00.000Z' } }, { owner: 'alice', claim: { messageId: 'new-m', fingerprint: 'f3' } });
   assert.deepEqual(await listed({ tenant: '', owner: 'alice' }), ['new@alice']);
   assert.deepEqual(await listed({ tenant: '' }), ['new@alice', 'old@']);
-  assert.equal((await store.findMessage('', 'new-m'))?.owner, 'alice');
-  // The old message id, reused by someone else, still names its (anonymous) task.
-  await assert.rejects(store.create('', { ...old, id: 'reuse' }, { owner: 'alice', claim: { messageId: 'old-m', fingerprint: 'x' } }), (e: unknown) => {
+  assert.equal((await store.findMessage('', 'alice', 'new-m'))?.owner, 'alice');
+  // The old message id is the anonymous owner's (IDEM-02): reused by the anonymous owner it still
+  // names its task; Alice's "old-m" is an id of her own.
+  await assert.rejects(store.create('', { ...old, id: 'reuse' }, { claim: { messageId: 'old-m', fingerprint: 'x' } }), (e: unknown) => {
     assert.deepEqual((e as { existing?: unknown }).existing, { messageId: 'old-m', taskId: 'old', fingerprint: 'f-old', owner: '' });
     return true;
   });
+  await store.create('', { ...old, id: 'reuse' }, { owner: 'alice', claim: { messageId: 'old-m', fingerprint: 'x' } });
+  assert.equal((await store.findMessage('', 'alice', 'old-m'))?.taskId, 'reuse');
 }
 
 const V5_DONE_AT = '2025-01-01T00:00:01.000Z';
@@ -112,4 +115,65 @@ export async function assertUpgradedFromV5(store: UpgradedStore): Promise<void> 
   assert.equal(await store.claimContext('', 'solo', 'mallory'), 'carol');
   assert.equal(await store.claimContext('', 'shared', 'mallory'), 'alice');
   assert.equal((await store.get('', 'b-new'))?.owner, 'bob');
+}
+
+const V6_DONE_AT = '2025-01-01T00:00:01.000Z';
+
+/**
+ * Schema v6 data: message ids recorded with tasks of Alice (done), Bob (working) and the
+ * anonymous owner, one in tenant `t`, and one whose task is gone (`m-orphan`).
+ */
+export async function seedV6(exec: SeedSql): Promise<void> {
+  const task = (id: string, state: Task['status']['state']): Task => ({ id, contextId: `c-${id}`, status: { state, timestamp: V6_DONE_AT } });
+  await seedTask(exec, { tenant: '', task: task('a-done', 'TASK_STATE_COMPLETED'), owner: 'alice' });
+  await seedTask(exec, { tenant: '', task: task('b-work', 'TASK_STATE_WORKING'), owner: 'bob' });
+  await seedTask(exec, { tenant: '', task: task('anon', 'TASK_STATE_WORKING'), owner: '' });
+  await seedTask(exec, { tenant: 't', task: task('a-t', 'TASK_STATE_WORKING'), owner: 'alice' });
+  const message = (row: readonly [tenant: string, messageId: string, taskId: string]) =>
+    exec(`INSERT INTO {s}.messages (tenant, message_id, task_id, fingerprint) VALUES ($1, $2, $3, $4)`, [...row, `f-${row[1]}`]);
+  for (const row of [
+    ['', 'm-alice', 'a-done'],
+    ['', 'm-alice-2', 'a-done'],
+    ['', 'm-bob', 'b-work'],
+    ['', 'm-anon', 'anon'],
+    ['t', 'm-t', 'a-t'],
+    ['', 'm-orphan', 'gone'],
+  ] as const) {
+    await message(row);
+  }
+}
+
+/**
+ * IDEM-02 / ERR-04 (schema v7): each recorded message id became its task's owner's — found by
+ * that owner, retried as before, unused for everyone else — and retention still deletes them.
+ */
+export async function assertUpgradedFromV6(store: UpgradedStore): Promise<void> {
+  const found = async (tenant: string, owner: string, messageId: string) => (await store.findMessage(tenant, owner, messageId))?.taskId;
+  assert.deepEqual(await store.findMessage('', 'alice', 'm-alice'), { messageId: 'm-alice', taskId: 'a-done', fingerprint: 'f-m-alice', owner: 'alice' });
+  assert.equal(await found('', 'bob', 'm-bob'), 'b-work');
+  assert.equal(await found('', '', 'm-anon'), 'anon');
+  assert.equal(await found('t', 'alice', 'm-t'), 'a-t');
+  assert.equal(await found('', '', 'm-orphan'), 'gone', 'a row without its task stays as findMessage reported it: anonymous');
+  for (const [owner, messageId] of [['bob', 'm-alice'], ['', 'm-alice'], ['alice', 'm-bob'], ['alice', 'm-anon'], ['alice', 'm-orphan'], ['bob', 'm-t']]) {
+    assert.equal(await found('', owner as string, messageId as string), undefined, `${messageId} is not ${owner || 'anonymous'}'s`);
+  }
+  // The owner's retry is still a duplicate; another owner's same id is claimed as a new one.
+  const bobTask = await store.get('', 'b-work');
+  assert.ok(bobTask);
+  await assert.rejects(store.append({ tenant: '', taskId: 'b-work', expectedVersion: bobTask.version, task: bobTask.task, events: [], claim: { messageId: 'm-bob', fingerprint: 'x' } }), (e: unknown) => {
+    assert.deepEqual((e as { existing?: unknown }).existing, { messageId: 'm-bob', taskId: 'b-work', fingerprint: 'f-m-bob', owner: 'bob' });
+    return true;
+  });
+  await store.append({ tenant: '', taskId: 'b-work', expectedVersion: bobTask.version, task: bobTask.task, events: [], claim: { messageId: 'm-alice', fingerprint: 'fb' } });
+  assert.equal(await found('', 'bob', 'm-alice'), 'b-work');
+  assert.equal(await found('', 'alice', 'm-alice'), 'a-done');
+  // Retention deletes the message ids of the tasks it purges, and only theirs.
+  assert.equal(await store.purgeTerminal({ before: new Date('2025-06-01') }), 1);
+  assert.equal(await found('', 'alice', 'm-alice'), undefined);
+  assert.equal(await found('', 'alice', 'm-alice-2'), undefined);
+  assert.equal(await found('', 'bob', 'm-alice'), 'b-work');
+  assert.equal(await found('', 'bob', 'm-bob'), 'b-work');
+  // Alice may use her purged ids again.
+  await store.create('', { id: 'a-new', contextId: 'c-new', status: { state: 'TASK_STATE_WORKING', timestamp: '2030-01-01T00:00:00.000Z' } }, { owner: 'alice', claim: { messageId: 'm-alice', fingerprint: 'f' } });
+  assert.equal(await found('', 'alice', 'm-alice'), 'a-new');
 }

@@ -226,14 +226,14 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
     return true;
   }
 
-  async findMessage(tenant: string, messageId: string): Promise<MessageRecord | undefined> {
-    return this.messages.get(key(tenant, messageId))?.toRecord();
+  async findMessage(tenant: string, owner: string, messageId: string): Promise<MessageRecord | undefined> {
+    return this.messages.get(messageKey(tenant, owner, messageId))?.toRecord();
   }
 
-  /** Records a message id before anything else is written; a repeat throws and writes nothing. */
+  /** Records a message id for the task's owner before anything else is written; a repeat of that owner's throws and writes nothing. */
   private claim(target: { tenant: string; taskId: string; owner: string }, claim: MessageClaim | undefined): void {
     if (!claim) return;
-    const k = key(target.tenant, claim.messageId);
+    const k = messageKey(target.tenant, target.owner, claim.messageId);
     const existing = this.messages.get(k);
     if (existing) throw new DuplicateMessageError(existing.toRecord());
     this.messages.set(k, new ClaimedMessage(target.taskId, target.owner, claim));
@@ -323,6 +323,15 @@ function keyOf(record: TaskRecord): { timestamp: string; id: string } {
 
 function compareRecords(a: TaskRecord, b: TaskRecord): number {
   return compareKeys(keyOf(a), keyOf(b));
+}
+
+/**
+ * IDEM-02: the key of a message id, per tenant and owner: the (owner, id) key inside the tenant's,
+ * so retention still reads the tenant with splitTaskKey. Anonymous ids of the default tenant stay
+ * the plain id (taskKey makes no new string for them).
+ */
+function messageKey(tenant: string, owner: string, messageId: string): string {
+  return key(tenant, key(owner, messageId));
 }
 
 /** A recorded message id; its fingerprint is computed only when the id is looked up again (R4). */

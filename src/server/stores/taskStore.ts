@@ -46,7 +46,11 @@ export interface AppendInput {
   leaseOwner?: string;
 }
 
-/** R4: a user message id recorded with the write it caused (creation or follow-up). */
+/**
+ * R4: a user message id recorded with the write it caused (creation or follow-up). It is claimed
+ * for the owner of that task (IDEM-02: deduplicated per tenant, caller and messageId), so the same
+ * id from another caller is a different message, never a duplicate of this one (ERR-04).
+ */
 export interface MessageClaim {
   messageId: string;
   /** Digest of the message, to tell a retry (same) from a reused id (different). */
@@ -91,7 +95,7 @@ export interface MessageRecord {
   messageId: string;
   taskId: string;
   fingerprint: string;
-  /** The owner of the task the message was recorded with, so a reused id of another principal can be refused without leaking it. */
+  /** The owner the id was claimed for: the owner of the task the message was recorded with. */
   owner: string;
 }
 
@@ -117,7 +121,10 @@ export interface ListResult {
   hasMore: boolean;
 }
 
-/** The claimed message id is already recorded (by a retry, or a concurrent duplicate); nothing was written. */
+/**
+ * The claimed message id is already recorded for this task's owner in this tenant (by a retry, or
+ * a concurrent duplicate); nothing was written. `existing` is that owner's record.
+ */
 export class DuplicateMessageError extends Error {
   constructor(readonly existing: MessageRecord) {
     super(`message ${existing.messageId} was already received (task ${existing.taskId})`);
@@ -147,19 +154,24 @@ export interface TaskStore {
   get(tenant: string, taskId: string): Promise<TaskRecord | undefined>;
   /**
    * Creates the task; its first event (seq 1) is the `{task}` snapshot. With `claim`, the message
-   * id is recorded in the same transaction (DuplicateMessageError, and nothing written, if it was).
+   * id is recorded for `owner` in the same transaction (DuplicateMessageError, and nothing
+   * written, if that owner already used it in this tenant; another owner's use does not count).
    * With `pushConfig` (PushStore only), the config is registered in the same transaction and the
    * first event is enqueued for it. With `then`, the first change follows (see CreateOptions).
    */
   create(tenant: string, task: Task, options?: CreateOptions): Promise<{ record: TaskRecord; events: StoredEvent[] }>;
   /**
    * Compare-and-set append; throws VersionConflictError when `expectedVersion` is stale,
-   * DuplicateMessageError when `claim` names a recorded message id, and LeaseLostError when
+   * DuplicateMessageError when `claim` names a message id the task's owner already used in this
+   * tenant (the claim is the task owner's, as at create), and LeaseLostError when
    * `leaseOwner` no longer holds the task's lease.
    */
   append(input: AppendInput): Promise<{ record: TaskRecord; events: StoredEvent[] }>;
-  /** R4: the task a user message id was recorded with. */
-  findMessage(tenant: string, messageId: string): Promise<MessageRecord | undefined>;
+  /**
+   * R4 / IDEM-02: the task `owner`'s message id was recorded with in this tenant. Message ids are
+   * per tenant and per owner: another owner's record with the same id is never returned.
+   */
+  findMessage(tenant: string, owner: string, messageId: string): Promise<MessageRecord | undefined>;
   /** Events with seq > afterSeq, in order. */
   events(tenant: string, taskId: string, afterSeq: number): Promise<StoredEvent[]>;
   list(query: ListQuery): Promise<ListResult>;

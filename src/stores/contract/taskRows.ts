@@ -22,9 +22,9 @@ export function toStoredEvent(row: { seq: number | string; event_json: string })
   return { seq: Number(row.seq), event: JSON.parse(row.event_json) as StreamResponse };
 }
 
-/** A row of the messages table joined with its task's owner (none once the task is purged). */
-export function toMessageRecord(messageId: string, row: { task_id: string; fingerprint: string; owner: string | null }): MessageRecord {
-  return { messageId, taskId: row.task_id, fingerprint: row.fingerprint, owner: row.owner ?? '' };
+/** A row of the messages table, found by its owner and message id (IDEM-02: the key with the tenant). */
+export function toMessageRecord(key: { owner: string; messageId: string }, row: { task_id: string; fingerprint: string }): MessageRecord {
+  return { messageId: key.messageId, taskId: row.task_id, fingerprint: row.fingerprint, owner: key.owner };
 }
 
 /** The record and stored events of an append whose last event got `seq`. */

@@ -149,6 +149,25 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX contexts_by_time ON {s}.contexts (updated_at);
     `,
   },
+  {
+    version: 7,
+    name: 'message ids per owner',
+    // IDEM-02 / ERR-04: a message id is claimed per (tenant, owner), so another caller's id is
+    // simply unused for this one (it was refused, telling which ids others used). Each row takes
+    // its task's owner (an owner never changes, and a message was always recorded by its task's
+    // owner); a row whose task is gone keeps '' (anonymous), as findMessage reported it before.
+    // The column is added with a constant default (no rewrite), the rows of owned tasks updated,
+    // and the default dropped: every claim names its owner. The primary key keeps its name,
+    // which the store reads to tell a duplicate from other unique violations.
+    sql: `
+      ALTER TABLE {s}.messages ADD COLUMN owner text COLLATE "C" NOT NULL DEFAULT '';
+      UPDATE {s}.messages m SET owner = t.owner FROM {s}.tasks t
+        WHERE t.tenant = m.tenant AND t.id = m.task_id AND t.owner <> '';
+      ALTER TABLE {s}.messages ALTER COLUMN owner DROP DEFAULT,
+        DROP CONSTRAINT messages_pkey,
+        ADD CONSTRAINT messages_pkey PRIMARY KEY (tenant, owner, message_id);
+    `,
+  },
 ];
 
 export interface MigrationResult {

@@ -58,8 +58,9 @@ export function statements(s: string, tag: string) {
           SELECT $1::text, $2::text, c.id, u.seq - $8::bigint + x.ord, $10::timestamptz, $10::timestamptz
           FROM c, u, generate_series(1, $8::bigint) AS x(ord)
         )`;
+  // IDEM-02: a message id is claimed for the task's owner (u.owner, immutable).
   const appendClaim = (write: string) => `${write}, m AS (
-          INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $11::text, $2::text, $12::text FROM u
+          INSERT INTO ${s}.messages (tenant, owner, message_id, task_id, fingerprint) SELECT $1::text, u.owner, $11::text, $2::text, $12::text FROM u
         ) SELECT seq, owner FROM u`;
   const contextDialect = { prefix: `${s}.`, ...POSTGRES_CONTEXT_DIALECT };
   const contexts = contextStatements(contextDialect);
@@ -70,7 +71,7 @@ export function statements(s: string, tag: string) {
     createClaim: {
       name: `a2a_create_claim_${tag}`,
       text: `${create}, m AS (
-          INSERT INTO ${s}.messages (tenant, message_id, task_id, fingerprint) SELECT $1::text, $12::text, $2::text, $13::text FROM t
+          INSERT INTO ${s}.messages (tenant, owner, message_id, task_id, fingerprint) SELECT $1::text, $11::text, $12::text, $2::text, $13::text FROM t
         ) SELECT count(*)::int AS n FROM t`,
     },
     append: { name: `a2a_append_${tag}`, text: `${append()} SELECT seq, owner FROM u` },
@@ -79,10 +80,8 @@ export function statements(s: string, tag: string) {
     appendClaimLeased: { name: `a2a_append_claim_leased_${tag}`, text: appendClaim(append('$13::text')) },
     findMessage: {
       name: `a2a_find_message_${tag}`,
-      // The owner is the task's (immutable, so never stale); a purged task takes its messages with it.
-      text: `SELECT m.task_id, m.fingerprint, t.owner FROM ${s}.messages m
-        LEFT JOIN ${s}.tasks t ON t.tenant = m.tenant AND t.id = m.task_id
-        WHERE m.tenant = $1 AND m.message_id = $2`,
+      // IDEM-02: per tenant and owner; a purged task takes its messages with it.
+      text: `SELECT task_id, fingerprint FROM ${s}.messages WHERE tenant = $1 AND owner = $2 AND message_id = $3`,
     },
     events: {
       name: `a2a_events_${tag}`,

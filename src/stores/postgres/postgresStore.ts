@@ -135,7 +135,7 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
     const owner = options.owner ?? '';
     values.push(push ? push.id : null, push ? configJson(push) : null, new Date().toISOString(), owner);
     const claim = options.claim;
-    const rows = await this.claiming(claim, tenant, () =>
+    const rows = await this.claiming(claim, { tenant, owner: async () => owner }, () =>
       claim ? this.run<{ n: number }>(this.q.createClaim, [...values, claim.messageId, claim.fingerprint]) : this.run<{ n: number }>(this.q.create, values),
     );
     if (rows[0]?.n !== 1) throw new VersionConflictError(task.id);
@@ -149,7 +149,9 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
     values.push(new Date().toISOString()); // $10: enqueue time of the deliveries
     const { claim, leaseOwner } = input;
     const leased = leaseOwner !== undefined;
-    const rows = await this.claiming(claim, input.tenant, () =>
+    // The claim is the task owner's: read only to report a duplicate.
+    const taskOwner = async () => (await this.get(input.tenant, input.taskId))?.owner ?? '';
+    const rows = await this.claiming(claim, { tenant: input.tenant, owner: taskOwner }, () =>
       claim
         ? this.run<{ seq: string; owner: string }>(leased ? this.q.appendClaimLeased : this.q.appendClaim, [...values, claim.messageId, claim.fingerprint, ...(leased ? [leaseOwner] : [])])
         : this.run<{ seq: string; owner: string }>(leased ? this.q.appendLeased : this.q.append, leased ? [...values, leaseOwner] : values),
@@ -165,21 +167,25 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
     return appended(input, { seq: Number(row.seq), owner: row.owner });
   }
 
-  /** R4: the task a user message id was recorded with, if any. */
-  async findMessage(tenant: string, messageId: string): Promise<MessageRecord | undefined> {
-    const row = (await this.run<{ task_id: string; fingerprint: string; owner: string | null }>(this.q.findMessage, [tenant, messageId]))[0];
-    return row && toMessageRecord(messageId, row);
+  /** R4 / IDEM-02: the task the owner's message id was recorded with, if any. */
+  async findMessage(tenant: string, owner: string, messageId: string): Promise<MessageRecord | undefined> {
+    const row = (await this.run<{ task_id: string; fingerprint: string }>(this.q.findMessage, [tenant, owner, messageId]))[0];
+    return row && toMessageRecord({ owner, messageId }, row);
   }
 
-  /** Runs a claiming write: a duplicate message id aborts the whole statement (unique violation). */
-  private async claiming<T>(claim: MessageClaim | undefined, tenant: string, write: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a claiming write: the owner's duplicate message id aborts the whole statement (unique
+   * violation), reported with that owner's record (`owner` is asked for only then).
+   */
+  private async claiming<T>(claim: MessageClaim | undefined, task: { tenant: string; owner: () => Promise<string> }, write: () => Promise<T>): Promise<T> {
     try {
       return await write();
     } catch (error) {
       const e = error as { code?: string; constraint?: string };
       if (!claim || e.code !== '23505' || e.constraint !== 'messages_pkey') throw error;
-      const existing = await this.findMessage(tenant, claim.messageId);
-      throw new DuplicateMessageError(existing ?? { messageId: claim.messageId, taskId: '', fingerprint: '', owner: '' });
+      const owner = await task.owner();
+      const existing = await this.findMessage(task.tenant, owner, claim.messageId);
+      throw new DuplicateMessageError(existing ?? { messageId: claim.messageId, taskId: '', fingerprint: '', owner });
     }
   }
 

@@ -155,6 +155,32 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX contexts_by_time ON contexts (updated_at);
     `,
   },
+  {
+    version: 7,
+    name: 'message ids per owner',
+    // IDEM-02 / ERR-04: a message id is claimed per (tenant, owner), so another caller's id is
+    // simply unused for this one (it was refused, telling which ids others used). SQLite cannot
+    // change a primary key: the table is rebuilt, each row taking its task's owner (an owner
+    // never changes, and a message was always recorded by its task's owner); a row whose task
+    // is gone keeps '' (anonymous), as findMessage reported it before.
+    sql: `
+      ALTER TABLE messages RENAME TO messages_v6;
+      DROP INDEX messages_by_task;
+      CREATE TABLE messages (
+        tenant      TEXT NOT NULL,
+        owner       TEXT NOT NULL,
+        message_id  TEXT NOT NULL,
+        task_id     TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        PRIMARY KEY (tenant, owner, message_id)
+      ) WITHOUT ROWID;
+      INSERT INTO messages (tenant, owner, message_id, task_id, fingerprint)
+        SELECT m.tenant, coalesce(t.owner, ''), m.message_id, m.task_id, m.fingerprint
+        FROM messages_v6 m LEFT JOIN tasks t ON t.tenant = m.tenant AND t.id = m.task_id;
+      DROP TABLE messages_v6;
+      CREATE INDEX messages_by_task ON messages (tenant, task_id);
+    `,
+  },
 ];
 
 export interface MigrationResult {

@@ -29,11 +29,18 @@ export interface TaskStatements {
   updateSnapshot: Statement<unknown[], { seq: number; owner: string }>;
   insertEvent: Statement<[string, string, number, string]>;
   events: Statement<[string, string, number], { seq: number; event_json: string }>;
-  claim: Statement<[string, string, string, string]>;
-  findMessage: Statement<[string, string], { task_id: string; fingerprint: string; owner: string | null }>;
+  claim: Statement<[MessageKey & { taskId: string; fingerprint: string }]>;
+  findMessage: Statement<[MessageKey], { task_id: string; fingerprint: string }>;
   enqueue: Statement<[{ tenant: string; taskId: string; first: number; last: number; now: string }]>;
   contextOwner: Statement<[ContextKey], { owner: string }>;
   claimContext: Statement<[ContextKey & { owner: string; now: string }]>;
+}
+
+/** IDEM-02: a message id as named parameters: claimed per tenant and owner. */
+export interface MessageKey {
+  tenant: string;
+  owner: string;
+  messageId: string;
 }
 
 /** A context as named parameters. */
@@ -63,12 +70,12 @@ export function prepareTaskStatements(db: Db): TaskStatements {
     ),
     insertEvent: db.prepare('INSERT INTO events (tenant, task_id, seq, event_json) VALUES (?, ?, ?, ?)'),
     events: db.prepare('SELECT seq, event_json FROM events WHERE tenant = ? AND task_id = ? AND seq > ? ORDER BY seq'),
-    claim: db.prepare('INSERT INTO messages (tenant, message_id, task_id, fingerprint) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
-    // The owner is the task's (immutable, so never stale); a purged task takes its messages with it.
-    findMessage: db.prepare(
-      `SELECT m.task_id, m.fingerprint, t.owner FROM messages m LEFT JOIN tasks t ON t.tenant = m.tenant AND t.id = m.task_id
-       WHERE m.tenant = ? AND m.message_id = ?`,
+    // The owner is the task's (immutable); a purged task takes its messages with it.
+    claim: db.prepare(
+      `INSERT INTO messages (tenant, owner, message_id, task_id, fingerprint) VALUES (@tenant, @owner, @messageId, @taskId, @fingerprint)
+       ON CONFLICT DO NOTHING`,
     ),
+    findMessage: db.prepare('SELECT task_id, fingerprint FROM messages WHERE tenant = @tenant AND owner = @owner AND message_id = @messageId'),
     enqueue: db.prepare(ENQUEUE_SQL),
     contextOwner: db.prepare(contexts.owner),
     claimContext: db.prepare(contexts.claim),

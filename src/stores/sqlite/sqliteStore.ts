@@ -119,12 +119,15 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
     const enqueue = (row: { tenant: string; taskId: string; first: number; last: number }): void => {
       if (row.last >= row.first) this.stmt.enqueue.run({ ...row, now: new Date().toISOString() });
     };
-    /** Records a message id inside the caller's transaction; a duplicate rolls the whole write back. */
-    const claimMessage = (tenant: string, taskId: string, claim: MessageClaim | undefined): void => {
+    /**
+     * Records a message id for the task's owner inside the caller's transaction (IDEM-02); that
+     * owner's duplicate rolls the whole write back.
+     */
+    const claimMessage = (task: { tenant: string; taskId: string; owner: string }, claim: MessageClaim | undefined): void => {
       if (!claim) return;
-      if (this.stmt.claim.run(tenant, claim.messageId, taskId, claim.fingerprint).changes === 0) {
-        const row = this.stmt.findMessage.get(tenant, claim.messageId);
-        throw new DuplicateMessageError({ messageId: claim.messageId, taskId: row?.task_id ?? '', fingerprint: row?.fingerprint ?? '', owner: row?.owner ?? '' });
+      const key = { tenant: task.tenant, owner: task.owner, messageId: claim.messageId };
+      if (this.stmt.claim.run({ ...key, taskId: task.taskId, fingerprint: claim.fingerprint }).changes === 0) {
+        throw new DuplicateMessageError(toMessageRecord(key, this.stmt.findMessage.get(key) ?? { task_id: '', fingerprint: '' }));
       }
     };
     this.createTx = db.transaction(({ tenant, owner, task, json, claim, pushConfig }: CreateRow) => {
@@ -133,7 +136,7 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
       const { changes } = this.stmt.insertTask.run(tenant, task.id, owner, c.contextId, c.state, c.statusTs, json, now, now);
       if (changes === 0) throw new VersionConflictError(task.id);
       this.stmt.insertEvent.run(tenant, task.id, 1, `{"task":${json}}`);
-      claimMessage(tenant, task.id, claim);
+      claimMessage({ tenant, taskId: task.id, owner }, claim);
       if (pushConfig) {
         this.push.putConfig.run({ tenant, taskId: task.id, id: pushConfig.id, json: configJson(pushConfig) });
         enqueue({ tenant, taskId: task.id, first: 1, last: 1 });
@@ -155,7 +158,7 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
         : this.stmt.updateSnapshot.get(c.json, now, eventJson.length, tenant, taskId, expectedVersion, c.state, c.statusTs, c.contextId);
       const row = unchanged ?? this.stmt.update.get(c.contextId, c.state, c.statusTs, c.json, now, eventJson.length, tenant, taskId, expectedVersion);
       if (!row) throw new VersionConflictError(taskId);
-      claimMessage(tenant, taskId, input.claim);
+      claimMessage({ tenant, taskId, owner: row.owner }, input.claim);
       let seq = row.seq - eventJson.length;
       for (const json of eventJson) this.stmt.insertEvent.run(tenant, taskId, ++seq, json);
       enqueue({ tenant, taskId, first: row.seq - eventJson.length + 1, last: row.seq });
@@ -192,10 +195,10 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
     return appended(input, await this.commits.write(() => this.appendTx(input, eventJson)));
   }
 
-  /** R4: the task a user message id was recorded with, if any. */
-  async findMessage(tenant: string, messageId: string): Promise<MessageRecord | undefined> {
-    const row = this.stmt.findMessage.get(tenant, messageId);
-    return row && toMessageRecord(messageId, row);
+  /** R4 / IDEM-02: the task the owner's message id was recorded with, if any. */
+  async findMessage(tenant: string, owner: string, messageId: string): Promise<MessageRecord | undefined> {
+    const row = this.stmt.findMessage.get({ tenant, owner, messageId });
+    return row && toMessageRecord({ owner, messageId }, row);
   }
 
   async events(tenant: string, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
