@@ -277,6 +277,17 @@ test('demo reject: REJECTED with a message', async () => {
   assert.equal(statusText(task), 'Rejected as requested: not today');
 });
 
+test('demo keyword alone: "fail", "msg", "stream" act as their keyword, with the keyword as their text', async () => {
+  const failed = await sendTask(demo(), userMessage('fail'));
+  assert.equal(failed.status.state, 'TASK_STATE_FAILED');
+  assert.equal(statusText(failed), 'Failed as requested: fail');
+  const reply = await send(demo(), userMessage(' msg '));
+  assert.ok('message' in reply);
+  assert.equal(textOf(reply.message.parts), 'msg');
+  const events = await streamEvents(demo(), userMessage('stream'));
+  assert.equal(events.filter((e) => 'artifactUpdate' in e).length, STREAM_CHUNKS);
+});
+
 test('demo data: artifact with a JSON data part', async () => {
   const task = await sendTask(demo(), userMessage('data hello'));
   assert.equal(task.status.state, 'TASK_STATE_COMPLETED');

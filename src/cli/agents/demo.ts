@@ -65,10 +65,12 @@ export function utf8ToBase64(text: string): string {
 }
 
 /** Splits the trimmed text into a lowercase keyword and the rest ("stream  a b" → ["stream", "a b"]). */
+/** The first word and the rest; a keyword alone (`slow`) is its own text (`Finished slow work: slow`). */
 function parseCommand(text: string): { keyword: string; rest: string } | undefined {
-  const match = /^(\S+)\s+([\s\S]*)$/.exec(text);
+  const match = /^(\S+)(?:\s+([\s\S]*))?$/.exec(text);
   if (!match) return undefined;
-  return { keyword: (match[1] ?? '').toLowerCase(), rest: (match[2] ?? '').trim() };
+  const keyword = match[1] ?? '';
+  return { keyword: keyword.toLowerCase(), rest: (match[2] ?? '').trim() || keyword };
 }
 
 export function createDemoAgent(options: DemoOptions = {}): AgentExecutor {
