@@ -15,6 +15,7 @@ import { runPushContract } from './pushContract.js';
 import { runLeaseContract } from './leaseContract.js';
 import { runOwnerContract } from './ownerContract.js';
 import { runContextContract } from './contextContract.js';
+import { runChunkContract } from './chunkContract.js';
 
 export interface StoreUnderTest {
   store: TaskStore;
@@ -597,6 +598,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
   runLeaseContract(name, makeStore, options);
   runOwnerContract(name, makeStore, options);
   runContextContract(name, makeStore, options);
+  runChunkContract(name, makeStore, options);
 }
 
 /**

@@ -11,6 +11,8 @@ import { LeaseLostError, isLeaseStore, type Lease, type LeaseStore } from '../..
 import type { TaskStore } from '../../src/server/stores/taskStore.js';
 import type { ContractOptions, StoreUnderTest } from './contract.js';
 import { freshStoreTest, makeTask, purgeable, ts } from './contract.js';
+import { chunkEvent } from './chunkContract.js';
+import { applyEvent } from '../../src/protocol/applyEvent.js';
 
 type Store = TaskStore & LeaseStore;
 
@@ -213,6 +215,31 @@ export function runLeaseContract(name: string, makeStore: () => Promise<StoreUnd
       await write(undefined, 'unfenced');
       assert.equal((await store.get('', 't'))?.task.metadata?.text, 'unfenced');
       assert.equal((await store.findMessage('', '', 'm-new'))?.taskId, 't');
+    });
+
+    leaseTest('R3 STREAM-10 leased artifact chunks: written while the owner holds the lease, refused (LeaseLostError, nothing written) once another owner holds it', async (store) => {
+      await taskIn(store, { id: 't', state: 'TASK_STATE_WORKING' });
+      const chunk = async (leaseOwner: string, text: string) => {
+        const record = await store.get('', 't');
+        assert.ok(record);
+        const events = [chunkEvent(record.task, 'a', text)];
+        return store.append({ tenant: '', taskId: 't', expectedVersion: record.version, task: events.reduce(applyEvent, record.task), events, leaseOwner });
+      };
+      await store.acquireLease({ tenant: '', taskId: 't', owner: 'A', ttlMs: LONG });
+      let kept = await chunk('A', 'first');
+      for (let i = 0; i < 5; i++) kept = await chunk('A', `more ${i}`);
+      await assert.rejects(chunk('B', 'not the holder'), LeaseLostError);
+      await store.releaseLease('', 't', 'A');
+      assert.equal(await store.acquireLease({ tenant: '', taskId: 't', owner: 'B', ttlMs: LONG }), true);
+      await assert.rejects(chunk('A', 'after another took the lease'), LeaseLostError);
+      assert.deepEqual(await store.get('', 't'), kept.record, 'nothing written by the refused chunks');
+      assert.deepEqual(await store.events('', 't', kept.record.seq), []);
+      const last = await chunk('B', 'new holder');
+      assert.deepEqual(
+        last.record.task.artifacts?.[0]?.parts.map((p) => ('text' in p ? p.text : '')),
+        ['first', 'more 0', 'more 1', 'more 2', 'more 3', 'more 4', 'new holder'],
+      );
+      assert.deepEqual(await store.get('', 't'), last.record);
     });
 
     leaseTest('takeOverLease: compare-and-set on the previous owner and expiry; the new owner then holds it', async (store) => {

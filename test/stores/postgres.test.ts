@@ -11,7 +11,8 @@ import { makeTask, purgeScenario, runStoreContract } from './contract.js';
 import { pgTestDatabase } from './pgSetup.js';
 import { pushStatements } from '../../src/stores/contract/pushSql.js';
 import { migrateStore, openStore } from '../../src/stores/contract/openStore.js';
-import { assertUpgradedFromV2, assertUpgradedFromV3, assertUpgradedFromV5, assertUpgradedFromV6, seedV2, seedV3, seedV5, seedV6, type SeedSql } from './upgradeChecks.js';
+import { assertUpgradedFromV2, assertUpgradedFromV3, assertUpgradedFromV5, assertUpgradedFromV6, assertUpgradedFromV7, seedV2, seedV3, seedV5, seedV6, seedV7, type SeedSql } from './upgradeChecks.js';
+import { streamOneArtifact } from './chunkContract.js';
 
 const db = await pgTestDatabase();
 const skip = typeof db === 'string' ? db : undefined;
@@ -274,7 +275,7 @@ describe('postgres push store', skip ? { skip } : {}, () => {
       await assert.rejects(open(schema, { migrate: false }), /run "a2a db migrate"/);
       const store = await open(schema);
       try {
-        assert.deepEqual([store.migration.from, store.migration.applied], [5, [6, 7]]);
+        assert.deepEqual([store.migration.from, store.migration.applied], [5, [6, 7, 8]]);
         await assertUpgradedFromV5(store);
       } finally {
         await store.close();
@@ -294,7 +295,7 @@ describe('postgres push store', skip ? { skip } : {}, () => {
       await assert.rejects(open(schema, { migrate: false }), /run "a2a db migrate"/);
       const store = await open(schema);
       try {
-        assert.deepEqual([store.migration.from, store.migration.applied], [6, [7]]);
+        assert.deepEqual([store.migration.from, store.migration.applied], [6, [7, 8]]);
         const key = await pool.query(
           `SELECT a.attname FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY (c.conkey)
            WHERE c.conname = 'messages_pkey' AND c.connamespace = $1::regnamespace ORDER BY array_position(c.conkey, a.attnum)`,
@@ -312,6 +313,48 @@ describe('postgres push store', skip ? { skip } : {}, () => {
       }
     } finally {
       await pool.end();
+    }
+  });
+
+  test('STREAM-10 a version-7 schema upgrades to snapshot lag: its tasks read back unchanged, chunks appended after it read back whole, message ids work as before', async () => {
+    if (typeof db === 'string') return;
+    const schema = db.schema();
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    try {
+      await migratePostgres(pool, { schema, migrations: POSTGRES_MIGRATIONS.slice(0, 7) });
+      await seedV7(seedOn(pool, schema));
+      await assert.rejects(open(schema, { migrate: false }), /run "a2a db migrate"/);
+      const store = await open(schema);
+      try {
+        assert.deepEqual([store.migration.from, store.migration.applied], [7, [8]]);
+        await assertUpgradedFromV7(store);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
+  test('STREAM-10 2,000 appended chunks of one artifact rewrite the task snapshot a few times, not once per chunk (linear, not quadratic, in the artifact)', async () => {
+    if (typeof db === 'string') return;
+    const store = await open(db.schema());
+    try {
+      const s = `"${store.schema}"`;
+      // Counts every write of task_json (an UPDATE that sets the column; the INSERT of the task is not one).
+      await store.pool.query(`CREATE TABLE ${s}.snapshot_writes (n bigint NOT NULL, chars bigint NOT NULL);
+        INSERT INTO ${s}.snapshot_writes VALUES (0, 0);
+        CREATE FUNCTION ${s}.count_snapshot_write() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN UPDATE ${s}.snapshot_writes SET n = n + 1, chars = chars + length(NEW.task_json); RETURN NEW; END $$;
+        CREATE TRIGGER count_snapshot_writes AFTER UPDATE OF task_json ON ${s}.tasks FOR EACH ROW EXECUTE FUNCTION ${s}.count_snapshot_write();`);
+      const final = await streamOneArtifact(store, 2000);
+      const row = (await store.pool.query<{ n: string; chars: string }>(`SELECT n, chars FROM ${s}.snapshot_writes`)).rows[0];
+      const [n, chars] = [Number(row?.n), Number(row?.chars)];
+      // Rewriting the snapshot per chunk wrote it 2,000 times, ~1,000 final snapshots' worth of characters.
+      assert.ok(n <= 12, `${n} snapshot writes for 2,000 chunks`);
+      assert.ok(chars <= 5 * final, `${chars} snapshot characters written for a final snapshot of ${final}`);
+    } finally {
+      await store.close();
     }
   });
 

@@ -15,7 +15,8 @@ import { makeTask, purgeScenario, runStoreContract } from './contract.js';
 import { pushStatements } from '../../src/stores/contract/pushSql.js';
 import { SQLITE_LEASE_DIALECT, leaseStatements } from '../../src/stores/contract/leaseSql.js';
 import { SQLITE_CONTEXT_DIALECT, contextStatements } from '../../src/stores/contract/contextSql.js';
-import { assertUpgradedFromV2, assertUpgradedFromV3, assertUpgradedFromV5, assertUpgradedFromV6, seedV2, seedV3, seedV5, seedV6, type SeedSql } from './upgradeChecks.js';
+import { assertUpgradedFromV2, assertUpgradedFromV3, assertUpgradedFromV5, assertUpgradedFromV6, assertUpgradedFromV7, seedV2, seedV3, seedV5, seedV6, seedV7, type SeedSql } from './upgradeChecks.js';
+import { streamOneArtifact } from './chunkContract.js';
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'a2a-sqlite-'));
@@ -366,7 +367,7 @@ test('sqlite: TENANT-06 a version-5 file upgrades to context owners: its context
     assert.throws(() => new SqliteTaskStore({ path, migrate: false }), /run "a2a db migrate"/);
     const store = new SqliteTaskStore({ path });
     try {
-      assert.deepEqual([store.migration.from, store.migration.applied], [5, [6, 7]]);
+      assert.deepEqual([store.migration.from, store.migration.applied], [5, [6, 7, 8]]);
       assert.equal(store.db.prepare('SELECT count(*) FROM contexts').pluck().get(), 0, 'nothing to backfill: tasks say whose their contexts are');
       await assertUpgradedFromV5(store);
       assert.equal(store.checkIntegrity(), 'ok');
@@ -389,7 +390,7 @@ test('sqlite: IDEM-02 ERR-04 a version-6 file upgrades to message ids per owner:
     assert.throws(() => new SqliteTaskStore({ path, migrate: false }), /run "a2a db migrate"/);
     const store = new SqliteTaskStore({ path });
     try {
-      assert.deepEqual([store.migration.from, store.migration.applied], [6, [7]]);
+      assert.deepEqual([store.migration.from, store.migration.applied], [6, [7, 8]]);
       const key = store.db.prepare(`SELECT name FROM pragma_table_info('messages') WHERE pk > 0 ORDER BY pk`).pluck().all();
       assert.deepEqual(key, ['tenant', 'owner', 'message_id']);
       const indexes = store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages' AND sql IS NOT NULL`).pluck().all();
@@ -397,6 +398,51 @@ test('sqlite: IDEM-02 ERR-04 a version-6 file upgrades to message ids per owner:
       assert.equal(store.db.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'messages_v6'`).pluck().get(), 0);
       await assertUpgradedFromV6(store);
       assert.equal(store.checkIntegrity(), 'ok');
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: STREAM-10 a version-7 file upgrades to snapshot lag: its tasks read back unchanged, chunks appended after it read back whole, message ids work as before', async () => {
+  const dir = await tempDir();
+  try {
+    const path = join(dir, 'v7.db');
+    const db = new Database(path);
+    migrateSqlite(db, SQLITE_MIGRATIONS.slice(0, 7));
+    await seedV7(seedOn(db));
+    db.close();
+    assert.throws(() => new SqliteTaskStore({ path, migrate: false }), /run "a2a db migrate"/);
+    const store = new SqliteTaskStore({ path });
+    try {
+      assert.deepEqual([store.migration.from, store.migration.applied], [7, [8]]);
+      await assertUpgradedFromV7(store);
+      assert.equal(store.checkIntegrity(), 'ok');
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('sqlite: STREAM-10 2,000 appended chunks of one artifact rewrite the task snapshot a few times, not once per chunk (linear, not quadratic, in the artifact)', async () => {
+  const dir = await tempDir();
+  try {
+    const store = new SqliteTaskStore({ path: join(dir, 'chunks.db') });
+    try {
+      // Counts every write of task_json (an UPDATE that sets the column; the INSERT of the task is not one).
+      store.db.exec(`CREATE TABLE snapshot_writes (n INTEGER NOT NULL, chars INTEGER NOT NULL);
+        INSERT INTO snapshot_writes VALUES (0, 0);
+        CREATE TRIGGER count_snapshot_writes AFTER UPDATE OF task_json ON tasks
+        BEGIN UPDATE snapshot_writes SET n = n + 1, chars = chars + length(NEW.task_json); END;`);
+      const final = await streamOneArtifact(store, 2000);
+      const { n, chars } = store.db.prepare('SELECT n, chars FROM snapshot_writes').get() as { n: number; chars: number };
+      // Rewriting the snapshot per chunk wrote it 2,000 times, ~1,000 final snapshots' worth of characters.
+      assert.ok(n <= 12, `${n} snapshot writes for 2,000 chunks`);
+      assert.ok(chars <= 5 * final, `${chars} snapshot characters written for a final snapshot of ${final}`);
     } finally {
       await store.close();
     }

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import type { Task } from '../../src/protocol/types.js';
 import type { LeaseStore } from '../../src/server/stores/leaseStore.js';
 import type { PushStore } from '../../src/server/stores/pushStore.js';
-import type { TaskStore } from '../../src/server/stores/taskStore.js';
+import type { TaskRecord, TaskStore } from '../../src/server/stores/taskStore.js';
+import { applyEvent } from '../../src/protocol/applyEvent.js';
+import { chunkEvent } from './chunkContract.js';
 
 /**
  * Runs one statement on the old schema: `{s}.` prefixes table names (the schema in PostgreSQL,
@@ -176,4 +178,51 @@ export async function assertUpgradedFromV6(store: UpgradedStore): Promise<void> 
   // Alice may use her purged ids again.
   await store.create('', { id: 'a-new', contextId: 'c-new', status: { state: 'TASK_STATE_WORKING', timestamp: '2030-01-01T00:00:00.000Z' } }, { owner: 'alice', claim: { messageId: 'm-alice', fingerprint: 'f' } });
   assert.equal(await found('', 'alice', 'm-alice'), 'a-new');
+}
+
+/**
+ * Schema v7 data: the v5 tasks (seedV5: the task rows have not changed since), and the message
+ * id `m-bob` recorded for Bob with his working task `b-new` (IDEM-02: per owner).
+ */
+export async function seedV7(exec: SeedSql): Promise<void> {
+  await seedV5(exec);
+  await exec(`INSERT INTO {s}.messages (tenant, owner, message_id, task_id, fingerprint) VALUES ('', 'bob', 'm-bob', 'b-new', 'f-m-bob')`, []);
+}
+
+/**
+ * STREAM-10 (schema v8, snapshot lag): a v7 task reads back unchanged, and chunks appended after
+ * the upgrade read back whole; its owner's message ids work as before over the lagging snapshot
+ * (a claiming append is never a chunk write: it writes the snapshot, caught up).
+ */
+export async function assertUpgradedFromV7(store: UpgradedStore): Promise<void> {
+  const before = await store.get('', 'b-new');
+  assert.equal(before?.seq, 1);
+  let record = before as TaskRecord;
+  for (let i = 0; i < 50; i++) {
+    const events = [chunkEvent(record.task, 'a', `chunk ${i}`)];
+    record = (await store.append({ tenant: '', taskId: 'b-new', expectedVersion: record.version, task: events.reduce(applyEvent, record.task), events })).record;
+  }
+  assert.deepEqual(await store.get('', 'b-new'), record);
+  assert.deepEqual((await store.list({ tenant: '', owner: 'bob', pageSize: 5 })).records, [record]);
+  assert.equal(record.task.artifacts?.[0]?.parts.length, 50);
+  assert.equal(record.seq, 51);
+  // Bob's recorded id is still his duplicate (nothing written); a new one is claimed with a chunk.
+  const chunk = (text: string) => [chunkEvent(record.task, 'a', text)];
+  const retried = chunk('retried');
+  await assert.rejects(
+    store.append({ tenant: '', taskId: 'b-new', expectedVersion: record.version, task: retried.reduce(applyEvent, record.task), events: retried, claim: { messageId: 'm-bob', fingerprint: 'x' } }),
+    (e: unknown) => {
+      assert.deepEqual((e as { existing?: unknown }).existing, { messageId: 'm-bob', taskId: 'b-new', fingerprint: 'f-m-bob', owner: 'bob' });
+      return true;
+    },
+  );
+  assert.deepEqual(await store.get('', 'b-new'), record, 'the refused claim wrote nothing');
+  const claimed = chunk('claimed');
+  record = (
+    await store.append({ tenant: '', taskId: 'b-new', expectedVersion: record.version, task: claimed.reduce(applyEvent, record.task), events: claimed, claim: { messageId: 'm-bob-2', fingerprint: 'f2' } })
+  ).record;
+  assert.deepEqual(await store.get('', 'b-new'), record);
+  assert.equal(record.task.artifacts?.[0]?.parts.length, 51);
+  assert.equal((await store.findMessage('', 'bob', 'm-bob-2'))?.taskId, 'b-new');
+  assert.equal(await store.findMessage('', 'alice', 'm-bob'), undefined);
 }

@@ -31,7 +31,12 @@ export interface AppendInput {
   taskId: string;
   /** The version read before computing `task`; the write fails if it changed. */
   expectedVersion: number;
-  /** The new snapshot. */
+  /**
+   * The new snapshot: the task as `expectedVersion` left it with `events` applied (applyEvent),
+   * plus any snapshot-only change. For an append made only of artifact chunks (`artifactUpdate`
+   * with `append`) the SQL stores keep the events and derive the snapshot from them when read
+   * (src/stores/contract/snapshotLag.ts), so there it must be exactly that (the server's is).
+   */
   task: Task;
   /** Events to add to the log (may be empty: a snapshot-only change such as a history append). */
   events: StreamResponse[];

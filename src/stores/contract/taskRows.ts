@@ -3,19 +3,22 @@
  * snapshot, its stored events, a recorded message id, and the result of an append. SQLite
  * hands back numbers, PostgreSQL bigints as text; both become numbers here.
  */
-import type { StreamResponse, Task } from '../../protocol/types.js';
+import type { StreamResponse } from '../../protocol/types.js';
 import type { AppendInput, MessageRecord, StoredEvent, TaskRecord } from '../../server/stores/taskStore.js';
+import { currentTask } from './snapshotLag.js';
 
-/** A task row: the snapshot and its counters. */
+/** A task row: the snapshot, the events it lags behind (snapshotLag.ts) and its counters. */
 export interface RecordRow {
   owner: string | null;
   task_json: string;
+  lag_json: string | null;
   version: number | string;
   seq: number | string;
 }
 
+/** The record of a task row: always the full current task (the snapshot caught up with its lag). */
 export function toRecord(tenant: string, row: RecordRow): TaskRecord {
-  return { tenant, owner: row.owner ?? '', task: JSON.parse(row.task_json) as Task, version: Number(row.version), seq: Number(row.seq) };
+  return { tenant, owner: row.owner ?? '', task: currentTask(row.task_json, row.lag_json), version: Number(row.version), seq: Number(row.seq) };
 }
 
 export function toStoredEvent(row: { seq: number | string; event_json: string }): StoredEvent {

@@ -168,6 +168,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         ADD CONSTRAINT messages_pkey PRIMARY KEY (tenant, owner, message_id);
     `,
   },
+  {
+    version: 8,
+    name: 'snapshot lag',
+    // Artifact chunks append their events without rewriting task_json (snapshotLag.ts): the
+    // events the snapshot lags behind, and the characters of chunk events it may still lag by.
+    // Constant defaults: no table rewrite. Existing rows lag behind nothing; their first chunk
+    // rewrites the snapshot, which sets the room.
+    sql: `
+      ALTER TABLE {s}.tasks ADD COLUMN snapshot_lag bigint NOT NULL DEFAULT 0,
+                            ADD COLUMN snapshot_room bigint NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 export interface MigrationResult {

@@ -8,6 +8,7 @@ import { compilePg, pushStatements, type CompiledSql, type PushStatementName } f
 import { POSTGRES_LEASE_DIALECT, leaseStatements } from '../contract/leaseSql.js';
 import { TERMINAL_STATES, listWhere, type ListFilter } from '../contract/sqlShared.js';
 import { POSTGRES_CONTEXT_DIALECT, contextStatements, keepContexts } from '../contract/contextSql.js';
+import { chunkUpdateSql, lagEventsSql } from '../contract/snapshotLag.js';
 
 /** A statement with its prepared-statement name. */
 export type PushQuery = CompiledSql & { name: string };
@@ -27,45 +28,63 @@ export function statements(s: string, tag: string) {
           INSERT INTO ${s}.push_deliveries (tenant, task_id, config_id, seq, next_attempt_at, created_at)
           SELECT $1::text, $2::text, $8::text, 1, $10::timestamptz, $10::timestamptz FROM t WHERE $8::text IS NOT NULL
         )`;
+  /** The placeholders of an append's parameters: positional (`$n`) or `@name` (compiled by compilePg). */
+  type Params = { tenant: string; taskId: string; count: string; events: string; now: string; lease?: string };
   /**
-   * `lease`: the parameter of AppendInput.leaseOwner (R3). The write then needs that owner's
+   * `p.lease`: the parameter of AppendInput.leaseOwner (R3). The write then needs that owner's
    * unexpired lease, read with a share lock, so a takeover either waits for this write or is seen
    * by it (the lease row's new owner fails the check).
    */
-  const append = (lease?: string) => `WITH ${
-    lease
+  const leaseCte = (p: Params) =>
+    p.lease
       ? `l AS (
-          SELECT 1 FROM ${s}.leases WHERE tenant = $1 AND task_id = $2 AND owner = ${lease} AND expires_at >= now() FOR SHARE
+          SELECT 1 FROM ${s}.leases WHERE tenant = ${p.tenant} AND task_id = ${p.taskId} AND owner = ${p.lease}::text AND expires_at >= now() FOR SHARE
         ), `
-      : ''
-  }u AS (
-          UPDATE ${s}.tasks
-          SET context_id = $4, state = $5, status_ts = $6, task_json = $7, updated_at = now(),
-              version = version + 1, seq = seq + $8::bigint
-          WHERE tenant = $1 AND id = $2 AND version = $3${lease ? ' AND EXISTS (SELECT 1 FROM l)' : ''}
-          RETURNING seq, owner
+      : '';
+  const leaseWhere = (p: Params) => (p.lease ? ' AND EXISTS (SELECT 1 FROM l)' : '');
+  /** An append around its UPDATE `u` (the compare-and-set, RETURNING seq, owner): the events and their deliveries. */
+  const appendAround = (u: string, p: Params) => `WITH ${leaseCte(p)}u AS (
+          ${u}
         ), e AS (
           INSERT INTO ${s}.events (tenant, task_id, seq, event_json)
-          SELECT $1::text, $2::text, u.seq - $8::bigint + x.ord, x.j
-          FROM u, unnest($9::text[]) WITH ORDINALITY AS x(j, ord)
+          SELECT ${p.tenant}::text, ${p.taskId}::text, u.seq - ${p.count}::bigint + x.ord, x.j
+          FROM u, unnest(${p.events}::text[]) WITH ORDINALITY AS x(j, ord)
         ), c AS (
           -- The key-share lock makes a concurrent deletePushConfig either wait for this write or
           -- be seen by it (see there).
-          SELECT id FROM ${s}.push_configs WHERE tenant = $1::text AND task_id = $2::text FOR KEY SHARE
+          SELECT id FROM ${s}.push_configs WHERE tenant = ${p.tenant}::text AND task_id = ${p.taskId}::text FOR KEY SHARE
         ), pd AS (
           -- R11: one delivery per (event, config).
           INSERT INTO ${s}.push_deliveries (tenant, task_id, config_id, seq, next_attempt_at, created_at)
-          SELECT $1::text, $2::text, c.id, u.seq - $8::bigint + x.ord, $10::timestamptz, $10::timestamptz
-          FROM c, u, generate_series(1, $8::bigint) AS x(ord)
+          SELECT ${p.tenant}::text, ${p.taskId}::text, c.id, u.seq - ${p.count}::bigint + x.ord, ${p.now}::timestamptz, ${p.now}::timestamptz
+          FROM c, u, generate_series(1, ${p.count}::bigint) AS x(ord)
         )`;
+  /** A new snapshot ($7), which lags behind nothing, with its room ($11, snapshotLag.ts). */
+  const append = (lease?: string) => {
+    const p: Params = { tenant: '$1', taskId: '$2', count: '$8', events: '$9', now: '$10', ...(lease ? { lease } : {}) };
+    return appendAround(
+      `UPDATE ${s}.tasks
+          SET context_id = $4, state = $5, status_ts = $6, task_json = $7, snapshot_lag = 0, snapshot_room = $11, updated_at = now(),
+              version = version + 1, seq = seq + $8::bigint
+          WHERE tenant = $1 AND id = $2 AND version = $3${leaseWhere(p)}
+          RETURNING seq, owner`,
+      p,
+    );
+  };
+  /** Artifact chunks without the snapshot, while its room lasts (snapshotLag.ts), with `@name` parameters. */
+  const appendChunk = (leased: boolean) => {
+    const p: Params = { tenant: '@tenant', taskId: '@taskId', count: '@count', events: '@events', now: '@now', ...(leased ? { lease: '@leaseOwner' } : {}) };
+    const update = chunkUpdateSql(`${s}.tasks`, { now: 'now()', lease: leaseWhere(p) });
+    return compilePg(`${appendAround(update, p)} SELECT seq, owner FROM u`);
+  };
   // IDEM-02: a message id is claimed for the task's owner (u.owner, immutable).
   const appendClaim = (write: string) => `${write}, m AS (
-          INSERT INTO ${s}.messages (tenant, owner, message_id, task_id, fingerprint) SELECT $1::text, u.owner, $11::text, $2::text, $12::text FROM u
+          INSERT INTO ${s}.messages (tenant, owner, message_id, task_id, fingerprint) SELECT $1::text, u.owner, $12::text, $2::text, $13::text FROM u
         ) SELECT seq, owner FROM u`;
   const contextDialect = { prefix: `${s}.`, ...POSTGRES_CONTEXT_DIALECT };
   const contexts = contextStatements(contextDialect);
   return {
-    get: { name: `a2a_get_${tag}`, text: `SELECT owner, task_json, version, seq FROM ${s}.tasks WHERE tenant = $1 AND id = $2` },
+    get: { name: `a2a_get_${tag}`, text: `SELECT t.owner, t.task_json, t.version, t.seq, ${lagEventsSql(`${s}.events`, 't')} FROM ${s}.tasks t WHERE t.tenant = $1 AND t.id = $2` },
     create: { name: `a2a_create_${tag}`, text: `${create} SELECT count(*)::int AS n FROM t` },
     // Without ON CONFLICT: a recorded message id raises unique_violation and undoes the whole write.
     createClaim: {
@@ -76,8 +95,10 @@ export function statements(s: string, tag: string) {
     },
     append: { name: `a2a_append_${tag}`, text: `${append()} SELECT seq, owner FROM u` },
     appendClaim: { name: `a2a_append_claim_${tag}`, text: appendClaim(append()) },
-    appendLeased: { name: `a2a_append_leased_${tag}`, text: `${append('$11::text')} SELECT seq, owner FROM u` },
-    appendClaimLeased: { name: `a2a_append_claim_leased_${tag}`, text: appendClaim(append('$13::text')) },
+    appendLeased: { name: `a2a_append_leased_${tag}`, text: `${append('$12')} SELECT seq, owner FROM u` },
+    appendClaimLeased: { name: `a2a_append_claim_leased_${tag}`, text: appendClaim(append('$14')) },
+    appendChunk: { name: `a2a_append_chunk_${tag}`, ...appendChunk(false) },
+    appendChunkLeased: { name: `a2a_append_chunk_leased_${tag}`, ...appendChunk(true) },
     findMessage: {
       name: `a2a_find_message_${tag}`,
       // IDEM-02: per tenant and owner; a purged task takes its messages with it.
@@ -199,10 +220,11 @@ export class ListQueries {
     if (!text) {
       const s = this.s;
       text = `WITH page AS (
-          SELECT tenant, id, owner, status_ts, task_json, version, seq FROM ${s}.tasks
+          SELECT tenant, id, owner, status_ts, task_json, version, seq, snapshot_lag FROM ${s}.tasks
           WHERE ${base}${cursor} ORDER BY status_ts DESC, id DESC LIMIT $${l}
         )
-        SELECT (SELECT count(*) FROM ${s}.tasks WHERE ${base}) AS total, page.tenant, page.owner, page.task_json, page.version, page.seq
+        SELECT (SELECT count(*) FROM ${s}.tasks WHERE ${base}) AS total, page.tenant, page.owner, page.task_json, page.version, page.seq,
+          ${lagEventsSql(`${s}.events`, 'page')}
         FROM (SELECT 1) AS one LEFT JOIN page ON true
         ORDER BY page.status_ts DESC, page.id DESC`;
       this.texts.set(key, text);

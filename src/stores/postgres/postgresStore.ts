@@ -34,6 +34,7 @@ import type { LeaseRow } from '../contract/leaseSql.js';
 import { SqlLeases } from '../contract/sqlLeases.js';
 import { leaseFenceError } from '../../server/stores/leaseStore.js';
 import { canonicalTime, listFilter, pageLimit, taskColumns } from '../contract/sqlShared.js';
+import { chunkChars, snapshotRoom } from '../contract/snapshotLag.js';
 import { ListQueries, leaseQueries, nameTag, pushQueries, statements, type LeaseQueryName, type PgPushQueryName, type PushQuery } from './postgresQueries.js';
 import { storeFailure } from './pgFailures.js';
 import { pingPool } from './pgPing.js';
@@ -52,6 +53,12 @@ export interface PostgresStoreOptions {
   migrate?: boolean;
   /** Errors of idle pooled connections (the database restarted, say); default: ignored. */
   onError?: (error: unknown) => void;
+}
+
+/** What an append's UPDATE returns. */
+interface AppendedRow {
+  seq: string;
+  owner: string;
 }
 
 export class PostgresTaskStore extends SqlStoreBase implements TaskStore, ActiveTaskSource {
@@ -143,28 +150,47 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
   }
 
   async append(input: AppendInput & { claim?: MessageClaim }): Promise<{ record: TaskRecord; events: StoredEvent[] }> {
-    const c = taskColumns(input.task);
     const eventJson = input.events.map((e) => JSON.stringify(e));
+    const row = (await this.appendChunk(input, eventJson)) ?? (await this.appendSnapshot(input, eventJson));
+    if (!row) {
+      // Nothing written: the version moved on, or (R3) the run's lease is gone.
+      const { leaseOwner } = input;
+      if (leaseOwner !== undefined && (await this.leaseRun('holds', { tenant: input.tenant, taskId: input.taskId, owner: leaseOwner })).rowCount === 0) {
+        throw leaseFenceError(input.taskId);
+      }
+      throw new VersionConflictError(input.taskId);
+    }
+    return appended(input, { seq: Number(row.seq), owner: row.owner });
+  }
+
+  /**
+   * Artifact chunks: their events only, while the snapshot's room lasts (snapshotLag.ts). No row
+   * when the append is not made of chunks, the room is used up, or the write would fail anyway:
+   * then the snapshot is written (and the failure found).
+   */
+  private async appendChunk(input: AppendInput & { claim?: MessageClaim }, eventJson: string[]): Promise<AppendedRow | undefined> {
+    const chars = chunkChars(input, eventJson);
+    if (chars === undefined) return undefined;
+    const { tenant, taskId, expectedVersion, leaseOwner } = input;
+    const params = { tenant, taskId, expectedVersion, count: eventJson.length, chars, events: eventJson, now: new Date().toISOString(), leaseOwner };
+    return (await this.named<AppendedRow>(leaseOwner === undefined ? this.q.appendChunk : this.q.appendChunkLeased, params))[0];
+  }
+
+  /** The whole new snapshot with the events (and the message claim). */
+  private async appendSnapshot(input: AppendInput & { claim?: MessageClaim }, eventJson: string[]): Promise<AppendedRow | undefined> {
+    const c = taskColumns(input.task);
     const values = [input.tenant, input.taskId, input.expectedVersion, c.contextId, c.state, c.statusTs, c.json, eventJson.length, eventJson];
-    values.push(new Date().toISOString()); // $10: enqueue time of the deliveries
+    values.push(new Date().toISOString(), snapshotRoom(c.json)); // $10: enqueue time of the deliveries; $11: the snapshot's room
     const { claim, leaseOwner } = input;
     const leased = leaseOwner !== undefined;
     // The claim is the task owner's: read only to report a duplicate.
     const taskOwner = async () => (await this.get(input.tenant, input.taskId))?.owner ?? '';
     const rows = await this.claiming(claim, { tenant: input.tenant, owner: taskOwner }, () =>
       claim
-        ? this.run<{ seq: string; owner: string }>(leased ? this.q.appendClaimLeased : this.q.appendClaim, [...values, claim.messageId, claim.fingerprint, ...(leased ? [leaseOwner] : [])])
-        : this.run<{ seq: string; owner: string }>(leased ? this.q.appendLeased : this.q.append, leased ? [...values, leaseOwner] : values),
+        ? this.run<AppendedRow>(leased ? this.q.appendClaimLeased : this.q.appendClaim, [...values, claim.messageId, claim.fingerprint, ...(leased ? [leaseOwner] : [])])
+        : this.run<AppendedRow>(leased ? this.q.appendLeased : this.q.append, leased ? [...values, leaseOwner] : values),
     );
-    const row = rows[0];
-    if (!row) {
-      // Nothing written: the version moved on, or (R3) the run's lease is gone.
-      if (leased && (await this.leaseRun('holds', { tenant: input.tenant, taskId: input.taskId, owner: leaseOwner })).rowCount === 0) {
-        throw leaseFenceError(input.taskId);
-      }
-      throw new VersionConflictError(input.taskId);
-    }
-    return appended(input, { seq: Number(row.seq), owner: row.owner });
+    return rows[0];
   }
 
   /** R4 / IDEM-02: the task the owner's message id was recorded with, if any. */
@@ -199,7 +225,7 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
     const filter = listFilter(query);
     const { text, values } = this.lists.build(query.tenant, filter, limit);
     // One statement: the page and totalSize come from the same snapshot.
-    const rows = await this.run<{ total: string; tenant: string | null; owner: string | null; task_json: string | null; version: string | null; seq: string | null }>(
+    const rows = await this.run<{ total: string; tenant: string | null; owner: string | null; task_json: string | null; lag_json: string | null; version: string | null; seq: string | null }>(
       { text },
       values,
     );

@@ -181,6 +181,17 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX messages_by_task ON messages (tenant, task_id);
     `,
   },
+  {
+    version: 8,
+    name: 'snapshot lag',
+    // Artifact chunks append their events without rewriting task_json (snapshotLag.ts): the
+    // events the snapshot lags behind, and the characters of chunk events it may still lag by.
+    // Existing rows lag behind nothing; their first chunk rewrites the snapshot, which sets the room.
+    sql: `
+      ALTER TABLE tasks ADD COLUMN snapshot_lag  INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE tasks ADD COLUMN snapshot_room INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 export interface MigrationResult {

@@ -4,6 +4,8 @@
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { SQLITE_CONTEXT_DIALECT, contextStatements } from '../contract/contextSql.js';
+import { chunkUpdateSql, lagEventsSql } from '../contract/snapshotLag.js';
+import type { RecordRow } from '../contract/taskRows.js';
 
 /**
  * R11: the outbox rows of the events `first…last` just inserted, one per config of the task, in
@@ -15,11 +17,23 @@ export const ENQUEUE_SQL = `INSERT INTO push_deliveries (tenant, task_id, config
   CROSS JOIN events e ON e.tenant = c.tenant AND e.task_id = c.task_id AND e.seq BETWEEN @first AND @last
   WHERE c.tenant = @tenant AND c.task_id = @taskId`;
 
-export interface TaskRow {
+export interface TaskRow extends RecordRow {
   owner: string;
-  task_json: string;
   version: number;
   seq: number;
+}
+
+/** The columns of a task row's record (taskRows.ts), from `tasks t`: the snapshot and the events it lags behind. */
+export const RECORD_COLUMNS = `t.owner, t.task_json, t.version, t.seq, ${lagEventsSql('events', 't')}`;
+
+/** The parameters of the chunk write (snapshotLag.ts). */
+export interface ChunkParams {
+  tenant: string;
+  taskId: string;
+  expectedVersion: number;
+  count: number;
+  chars: number;
+  now: string;
 }
 
 export interface TaskStatements {
@@ -27,6 +41,7 @@ export interface TaskStatements {
   insertTask: Statement<unknown[]>;
   update: Statement<unknown[], { seq: number; owner: string }>;
   updateSnapshot: Statement<unknown[], { seq: number; owner: string }>;
+  updateChunk: Statement<[ChunkParams], { seq: number; owner: string }>;
   insertEvent: Statement<[string, string, number, string]>;
   events: Statement<[string, string, number], { seq: number; event_json: string }>;
   claim: Statement<[MessageKey & { taskId: string; fingerprint: string }]>;
@@ -53,21 +68,23 @@ export interface ContextKey {
 export function prepareTaskStatements(db: Db): TaskStatements {
   const contexts = contextStatements({ prefix: '', ...SQLITE_CONTEXT_DIALECT });
   return {
-    get: db.prepare('SELECT owner, task_json, version, seq FROM tasks WHERE tenant = ? AND id = ?'),
+    get: db.prepare(`SELECT ${RECORD_COLUMNS} FROM tasks t WHERE t.tenant = ? AND t.id = ?`),
     insertTask: db.prepare(
       `INSERT INTO tasks (tenant, id, owner, context_id, state, status_ts, version, seq, task_json, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, 1, 1, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
+    // A new snapshot: it lags behind nothing, with the room its size gives (snapshotLag.ts).
     update: db.prepare(
-      `UPDATE tasks SET context_id = ?, state = ?, status_ts = ?, task_json = ?, updated_at = ?,
+      `UPDATE tasks SET context_id = ?, state = ?, status_ts = ?, task_json = ?, snapshot_lag = 0, snapshot_room = ?, updated_at = ?,
               version = version + 1, seq = seq + ?
        WHERE tenant = ? AND id = ? AND version = ? RETURNING seq, owner`,
     ),
     // Same row, index columns untouched: SQLite then leaves the task indexes alone.
     updateSnapshot: db.prepare(
-      `UPDATE tasks SET task_json = ?, updated_at = ?, version = version + 1, seq = seq + ?
+      `UPDATE tasks SET task_json = ?, snapshot_lag = 0, snapshot_room = ?, updated_at = ?, version = version + 1, seq = seq + ?
        WHERE tenant = ? AND id = ? AND version = ? AND state = ? AND status_ts = ? AND context_id IS ? RETURNING seq, owner`,
     ),
+    updateChunk: db.prepare(chunkUpdateSql('tasks', { now: '@now' })),
     insertEvent: db.prepare('INSERT INTO events (tenant, task_id, seq, event_json) VALUES (?, ?, ?, ?)'),
     events: db.prepare('SELECT seq, event_json FROM events WHERE tenant = ? AND task_id = ? AND seq > ? ORDER BY seq'),
     // The owner is the task's (immutable); a purged task takes its messages with it.

@@ -30,6 +30,7 @@ import type { StoredPushConfig } from '../../server/stores/pushStore.js';
 import { configJson } from '../contract/pushSql.js';
 import type { SqlOutbox } from '../contract/sqlOutbox.js';
 import { listFilter, listWhere, pageLimit, taskColumns } from '../contract/sqlShared.js';
+import { chunkChars, snapshotRoom } from '../contract/snapshotLag.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { appended, toMessageRecord, toRecord, toStoredEvent } from '../contract/taskRows.js';
 import type { SqlLeases } from '../contract/sqlLeases.js';
@@ -43,7 +44,7 @@ import { preparePushStatements, sqliteOutbox, type PushStatements } from './sqli
 import { purgeTerminal } from './sqliteRetention.js';
 import type { PurgeOptions } from '../../server/stores/taskStore.js';
 export type { PurgeOptions } from '../../server/stores/taskStore.js';
-import { prepareTaskStatements, type ContextKey, type TaskRow, type TaskStatements } from './sqliteStatements.js';
+import { RECORD_COLUMNS, prepareTaskStatements, type ContextKey, type TaskRow, type TaskStatements } from './sqliteStatements.js';
 export { ENQUEUE_SQL } from './sqliteStatements.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion, type MigrationResult } from './migrations.js';
 
@@ -146,17 +147,24 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
       this.createTx(row);
       return this.appendTx(then.input, then.eventJson);
     }).immediate;
-    this.appendTx = db.transaction((input: AppendInput & { claim?: MessageClaim }, eventJson: string[]): { seq: number; owner: string } => {
+    /** A new snapshot: first the update that leaves the indexed columns (and so the indexes) alone, when no status changed and they are indeed unchanged. */
+    const writeSnapshot = (input: AppendInput, count: number, now: string): { seq: number; owner: string } | undefined => {
       const c = taskColumns(input.task);
+      const room = snapshotRoom(c.json);
+      const { tenant, taskId, expectedVersion } = input;
+      const unchanged = input.events.some((e) => 'statusUpdate' in e)
+        ? undefined
+        : this.stmt.updateSnapshot.get(c.json, room, now, count, tenant, taskId, expectedVersion, c.state, c.statusTs, c.contextId);
+      return unchanged ?? this.stmt.update.get(c.contextId, c.state, c.statusTs, c.json, room, now, count, tenant, taskId, expectedVersion);
+    };
+    this.appendTx = db.transaction((input: AppendInput & { claim?: MessageClaim }, eventJson: string[]): { seq: number; owner: string } => {
       const now = new Date().toISOString();
       const { tenant, taskId, expectedVersion } = input;
       if (input.leaseOwner !== undefined && !holdsLease(tenant, taskId, input.leaseOwner)) throw leaseFenceError(taskId);
-      // No status event: try the update that leaves the indexed columns (and so the indexes)
-      // alone; it matches only if they are indeed unchanged, else the full update runs.
-      const unchanged = input.events.some((e) => 'statusUpdate' in e)
-        ? undefined
-        : this.stmt.updateSnapshot.get(c.json, now, eventJson.length, tenant, taskId, expectedVersion, c.state, c.statusTs, c.contextId);
-      const row = unchanged ?? this.stmt.update.get(c.contextId, c.state, c.statusTs, c.json, now, eventJson.length, tenant, taskId, expectedVersion);
+      // Artifact chunks leave the snapshot as it is while its room lasts (snapshotLag.ts).
+      const chars = chunkChars(input, eventJson);
+      const chunk = chars === undefined ? undefined : this.stmt.updateChunk.get({ tenant, taskId, expectedVersion, count: eventJson.length, chars, now });
+      const row = chunk ?? writeSnapshot(input, eventJson.length, now);
       if (!row) throw new VersionConflictError(taskId);
       claimMessage({ tenant, taskId, owner: row.owner }, input.claim);
       let seq = row.seq - eventJson.length;
@@ -297,7 +305,7 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
     if (!cached) {
       cached = {
         page: this.db.prepare(
-          `SELECT tenant, owner, task_json, version, seq FROM tasks WHERE ${base}${cursor} ORDER BY status_ts DESC, id DESC LIMIT @limit`,
+          `SELECT t.tenant, ${RECORD_COLUMNS} FROM tasks t WHERE ${base}${cursor} ORDER BY t.status_ts DESC, t.id DESC LIMIT @limit`,
         ),
         count: this.db.prepare(`SELECT count(*) AS n FROM tasks WHERE ${base}`),
       };
