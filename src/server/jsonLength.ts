@@ -1,8 +1,8 @@
 /**
  * The size of a value as JSON, measured without serializing it: each string counts by its
  * characters (escapes not counted), so for ASCII content it is the length of the JSON text. Used
- * for the R16 history caps (taskLimits.ts) and the R10 byte bound of a slow stream reader
- * (taskStream.ts).
+ * for the R16 history caps (taskLimits.ts), the size bound of one ListTasks answer
+ * (taskQueries.ts) and the R10 byte bound of a slow stream reader (taskStream.ts).
  */
 
 /** The length of `value` as JSON, each string counted by its characters (no allocation). */

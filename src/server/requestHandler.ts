@@ -99,8 +99,9 @@ export interface RequestHandlerOptions {
   /** Ids of new tasks, contexts, messages and artifacts (default: time-ordered UUIDv7, timeOrderedId.ts). */
   newId?: () => string;
   /**
-   * Input limits: the decoder's (`maxListLength`, `maxObjectKeys`, `maxStringLength`) and the
-   * caps on a task's history (`maxHistoryMessages`, `maxHistoryChars`, R16); each defaults.
+   * Input limits: the decoder's (`maxListLength`, `maxObjectKeys`, `maxStringLength`), the
+   * caps on a task's history (`maxHistoryMessages`, `maxHistoryChars`, R16) and on one ListTasks
+   * answer (`maxListResponseChars`); each defaults.
    */
   limits?: Partial<DecodeLimits & TaskLimits>;
   /** Most events buffered for one slow stream consumer (R10; default 10,000). */
@@ -279,7 +280,10 @@ export class A2ARequestHandler {
       case 'getTask':
         return (await getTask(this.store, req as GetTaskRequest, ownerOf(ctx))) as OperationResponses[K];
       case 'listTasks':
-        return (await listTasks(this.store, req as ListTasksRequest, ownerOf(ctx))) as OperationResponses[K];
+        return (await listTasks(this.store, req as ListTasksRequest, {
+          owner: ownerOf(ctx),
+          maxListResponseChars: this.runDeps.taskLimits.maxListResponseChars,
+        })) as OperationResponses[K];
       case 'cancelTask':
         return (await this.cancelTask(req as CancelTaskRequest, ctx)) as OperationResponses[K];
       case 'getExtendedAgentCard':

@@ -9,6 +9,10 @@
  * Sizes are measured without serializing: a value counts as the length of its JSON, each string
  * by its characters (escapes not counted, ./jsonLength.ts). Each message's size is remembered
  * per object, so a store that keeps snapshots in memory measures a message once.
+ *
+ * The same options carry the cap on what one ListTasks answer carries (`maxListResponseChars`,
+ * applied in ./taskQueries.ts): tasks near the history caps are legitimate, and a page of 100
+ * of them would otherwise be one answer of gigabytes.
  */
 import { HISTORY_CHARS_LIMIT, HISTORY_MESSAGES_LIMIT } from '../protocol/historyLimits.js';
 import { A2AError } from '../protocol/errors.js';
@@ -20,11 +24,20 @@ export interface TaskLimits {
   maxHistoryMessages: number;
   /** Most content in a task's history, in characters of its JSON (default 16 Mi). */
   maxHistoryChars: number;
+  /**
+   * Most characters of task JSON in one ListTasks answer (default 8 Mi): the page ends early,
+   * with a nextPageToken, before the task that would pass it; one task always comes.
+   */
+  maxListResponseChars: number;
 }
+
+/** The two R16 caps a follow-up is checked against. */
+export type HistoryCaps = Pick<TaskLimits, 'maxHistoryMessages' | 'maxHistoryChars'>;
 
 export const DEFAULT_TASK_LIMITS: TaskLimits = {
   maxHistoryMessages: 1000,
   maxHistoryChars: 16 * 1024 * 1024,
+  maxListResponseChars: 8 * 1024 * 1024,
 };
 
 /** The caps in `options` over the defaults; refuses values that are not positive integers. */
@@ -40,6 +53,7 @@ function pick(options: Partial<TaskLimits> | undefined): Partial<TaskLimits> {
   const out: Partial<TaskLimits> = {};
   if (options?.maxHistoryMessages !== undefined) out.maxHistoryMessages = options.maxHistoryMessages;
   if (options?.maxHistoryChars !== undefined) out.maxHistoryChars = options.maxHistoryChars;
+  if (options?.maxListResponseChars !== undefined) out.maxListResponseChars = options.maxListResponseChars;
   return out;
 }
 
@@ -68,7 +82,7 @@ export function historyUsage(task: Task): { messages: number; chars: number } {
  * fits. Appending it moves the status message into history too (appendUserMessage), which
  * historyUsage already counts.
  */
-export function followUpRefusal(task: Task, message: Message, limits: TaskLimits): A2AError | undefined {
+export function followUpRefusal(task: Task, message: Message, limits: HistoryCaps): A2AError | undefined {
   const used = historyUsage(task);
   const context = task.contextId ? ` in context ${task.contextId}` : '';
   const metadata = (limit: string, max: number): Record<string, string> => ({ limit, max: String(max), taskId: task.id, ...(task.contextId ? { contextId: task.contextId } : {}) });

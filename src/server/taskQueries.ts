@@ -5,6 +5,7 @@
  */
 import { TaskNotFoundError, invalidField } from '../protocol/errors.js';
 import type { GetTaskRequest, ListTasksRequest, ListTasksResponse, Task } from '../protocol/types.js';
+import { jsonLength } from './jsonLength.js';
 import { decodePageToken, encodePageToken } from './pageToken.js';
 import type { CallContext } from './requestHandler.js';
 import { statusTime, type TaskRecord, type TaskStore } from './stores/taskStore.js';
@@ -53,13 +54,27 @@ export async function getTask(store: TaskStore, req: GetTaskRequest, owner: stri
   return shapeTask(record.task, { historyLength: req.historyLength });
 }
 
-export async function listTasks(store: TaskStore, req: ListTasksRequest, owner: string): Promise<ListTasksResponse> {
+/** Who lists, and how much one answer may carry (TaskLimits.maxListResponseChars). */
+export interface ListScope {
+  owner: string;
+  maxListResponseChars: number;
+}
+
+/**
+ * ListTasks: one page of the caller's tasks, shaped. `pageSize` is an upper bound (LIST-09: the
+ * size applied): the page also ends before the task that would take the tasks' JSON past
+ * `maxListResponseChars` (measured without serializing, ./jsonLength.ts), always with at least
+ * one task, so one call never builds an answer of gigabytes. A page ended early has a
+ * nextPageToken from its last task, made like every other (LIST-02), so the next page goes on
+ * right after it: nothing skipped, nothing repeated.
+ */
+export async function listTasks(store: TaskStore, req: ListTasksRequest, scope: ListScope): Promise<ListTasksResponse> {
   const pageSize = req.pageSize ?? 50;
   const after = decodePageToken(req);
   const result = await store.list({
     tenant: req.tenant ?? '',
     // ListTasks shows only the caller's tasks (spec 13.1).
-    owner,
+    owner: scope.owner,
     ...(req.contextId ? { contextId: req.contextId } : {}),
     ...(req.status ? { status: req.status } : {}),
     ...(req.statusTimestampAfter ? { statusTimestampAfter: req.statusTimestampAfter } : {}),
@@ -67,11 +82,23 @@ export async function listTasks(store: TaskStore, req: ListTasksRequest, owner: 
     ...(after ? { after } : {}),
   });
   const shape = { historyLength: req.historyLength, includeArtifacts: req.includeArtifacts === true };
-  const last = result.records[result.records.length - 1];
+  const tasks = fitPage(result.records.map((r) => shapeTask(r.task, shape)), scope.maxListResponseChars);
+  const last = tasks[tasks.length - 1];
+  const more = result.hasMore || tasks.length < result.records.length;
   return {
-    tasks: result.records.map((r) => shapeTask(r.task, shape)),
-    nextPageToken: result.hasMore && last ? encodePageToken(req, { timestamp: statusTime(last.task), id: last.task.id }) : '',
+    tasks,
+    nextPageToken: more && last ? encodePageToken(req, { timestamp: statusTime(last), id: last.id }) : '',
     pageSize,
     totalSize: result.totalSize,
   };
+}
+
+/** The leading tasks whose JSON fits in `maxChars` together (the first always). */
+function fitPage(tasks: Task[], maxChars: number): Task[] {
+  let chars = 0;
+  for (let i = 0; i < tasks.length; i++) {
+    chars += jsonLength(tasks[i]) + (i > 0 ? 1 : 0);
+    if (i > 0 && chars > maxChars) return tasks.slice(0, i);
+  }
+  return tasks;
 }

@@ -180,6 +180,23 @@ describe('a2a serve --max-history-messages / --max-history-chars', () => {
   });
 });
 
+describe('a2a serve --max-list-response-chars', () => {
+  test('LIST-02 R16 a ListTasks page ends once its tasks pass --max-list-response-chars, with a token to the rest; a bad value exits 2', async () => {
+    const urls = await serveWith(['--max-list-response-chars', '1']);
+    for (const text of ['hi one', 'hi two']) await jsonRpc<{ task: Task }>(urls.jsonrpc, 'SendMessage', { message: message(text) });
+    const first = await jsonRpc<{ tasks: Task[]; nextPageToken: string; totalSize: number }>(urls.jsonrpc, 'ListTasks', { pageSize: 10 });
+    assert.equal(first.tasks.length, 1, 'one task always comes, however small the cap');
+    assert.equal(first.totalSize, 2);
+    const second = await jsonRpc<{ tasks: Task[]; nextPageToken: string }>(urls.jsonrpc, 'ListTasks', { pageSize: 10, pageToken: first.nextPageToken });
+    assert.equal(second.tasks.length, 1);
+    assert.notEqual(second.tasks[0]?.id, first.tasks[0]?.id);
+    assert.equal(second.nextPageToken, '');
+    const bad = await runToExit(['serve', '--store', 'memory', '--port', '0', '--max-list-response-chars', '0']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--max-list-response-chars must be an integer ≥ 1/);
+  });
+});
+
 describe('a2a serve --auth-required-stream-ms', () => {
   test('AUTHZ-03 A2 a stream stays open at AUTH_REQUIRED and follows the out-of-band resumption to COMPLETED; a bad value exits 2', async () => {
     const urls = await serveWith(['--agent', './test/cli/fixtures/outOfBandAuthAgent.ts', '--auth-required-stream-ms', '5000']);

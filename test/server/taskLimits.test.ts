@@ -64,10 +64,11 @@ test('R16 history usage counts the history and the status message that a follow-
 
 test('R16 defaults and validation of the caps', () => {
   assert.deepEqual(taskLimits(undefined), DEFAULT_TASK_LIMITS);
-  assert.deepEqual(DEFAULT_TASK_LIMITS, { maxHistoryMessages: 1000, maxHistoryChars: 16 * 1024 * 1024 });
+  assert.deepEqual(DEFAULT_TASK_LIMITS, { maxHistoryMessages: 1000, maxHistoryChars: 16 * 1024 * 1024, maxListResponseChars: 8 * 1024 * 1024 });
   assert.equal(taskLimits({ maxHistoryMessages: 5 }).maxHistoryChars, DEFAULT_TASK_LIMITS.maxHistoryChars);
   assert.throws(() => taskLimits({ maxHistoryMessages: 0 }), /limits\.maxHistoryMessages must be a positive integer/);
   assert.throws(() => taskLimits({ maxHistoryChars: 1.5 }), /limits\.maxHistoryChars/);
+  assert.throws(() => taskLimits({ maxListResponseChars: 0 }), /limits\.maxListResponseChars must be a positive integer/);
   assert.throws(
     () => new A2ARequestHandler({ agentCard: card(), executor: { async execute() {} }, limits: { maxHistoryChars: -1 } }),
     /limits\.maxHistoryChars/,

@@ -16,6 +16,7 @@ import { runLeaseContract } from './leaseContract.js';
 import { runOwnerContract } from './ownerContract.js';
 import { runContextContract } from './contextContract.js';
 import { runChunkContract } from './chunkContract.js';
+import { runListSizeContract } from './listSizeContract.js';
 
 export interface StoreUnderTest {
   store: TaskStore;
@@ -599,6 +600,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<StoreUnd
   runOwnerContract(name, makeStore, options);
   runContextContract(name, makeStore, options);
   runChunkContract(name, makeStore, options);
+  runListSizeContract(name, makeStore, options);
 }
 
 /**

@@ -76,6 +76,9 @@ Options:
                       is refused with 429 / RESOURCE_EXHAUSTED, nothing is dropped
   --max-history-chars N
                       most characters of JSON content in a task's history (default 16777216)
+  --max-list-response-chars N
+                      most characters of task JSON in one ListTasks answer (default 8388608);
+                      a page ends early there, with a nextPageToken, one task always comes
   --auth-required-stream-ms N
                       keep streams open up to N ms at AUTH_REQUIRED, for an agent that resumes
                       on a credential delivered out-of-band (default 0: they end there)
@@ -142,6 +145,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'max-tasks-per-context': { type: 'string' },
       'max-history-messages': { type: 'string' },
       'max-history-chars': { type: 'string' },
+      'max-list-response-chars': { type: 'string' },
       'auth-required-stream-ms': { type: 'string' },
       'push-backoff-ms': { type: 'string' },
       'sign-key': { type: 'string' },
@@ -177,7 +181,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const push = pushOptions(values);
   const leaseTtlMs = intOption(values['lease-ttl-ms'], '--lease-ttl-ms', { min: 100 });
   const abuseLimits = abuseLimitOptions(values);
-  const historyLimits = historyLimitOptions(values);
+  const taskLimits = taskLimitOptions(values);
   const authRequiredStreamMs = intOption(values['auth-required-stream-ms'], '--auth-required-stream-ms', { min: 0, max: 2_147_483_647 });
   if (!values['sign-key'] && (values['sign-kid'] || values['sign-jku'])) throw new UsageError('--sign-kid and --sign-jku need --sign-key');
   const signCard = values['sign-key'] ? await cardSigner(values['sign-key'], { kid: values['sign-kid'], jku: values['sign-jku'] }) : undefined;
@@ -230,7 +234,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         ...(abuseLimits ? { abuseLimits } : {}),
         push,
         ...(maxBody ? { maxBodyBytes: maxBody } : {}),
-        ...(historyLimits ? { limits: historyLimits } : {}),
+        ...(taskLimits ? { limits: taskLimits } : {}),
         ...(authRequiredStreamMs ? { authRequiredStreamMs } : {}),
         ...(auth ? { auth: auth.config } : {}),
         ...compatOption(values['no-compat']),
@@ -329,12 +333,20 @@ function abuseLimitOptions(values: { 'rate-limit'?: string; 'max-streams'?: stri
   };
 }
 
-/** R16 history caps from --max-history-messages, --max-history-chars (undefined: the defaults). */
-function historyLimitOptions(values: { 'max-history-messages'?: string; 'max-history-chars'?: string }): Partial<TaskLimits> | undefined {
-  const messages = intOption(values['max-history-messages'], '--max-history-messages', { min: 1 });
-  const chars = intOption(values['max-history-chars'], '--max-history-chars', { min: 1 });
-  if (messages === undefined && chars === undefined) return undefined;
-  return { ...(messages !== undefined ? { maxHistoryMessages: messages } : {}), ...(chars !== undefined ? { maxHistoryChars: chars } : {}) };
+/** R16 caps from --max-history-messages, --max-history-chars, --max-list-response-chars (undefined: the defaults). */
+function taskLimitOptions(values: {
+  'max-history-messages'?: string;
+  'max-history-chars'?: string;
+  'max-list-response-chars'?: string;
+}): Partial<TaskLimits> | undefined {
+  const flags = {
+    maxHistoryMessages: intOption(values['max-history-messages'], '--max-history-messages', { min: 1 }),
+    maxHistoryChars: intOption(values['max-history-chars'], '--max-history-chars', { min: 1 }),
+    maxListResponseChars: intOption(values['max-list-response-chars'], '--max-list-response-chars', { min: 1 }),
+  };
+  const limits: Partial<TaskLimits> = {};
+  for (const [name, value] of Object.entries(flags) as Array<[keyof TaskLimits, number | undefined]>) if (value !== undefined) limits[name] = value;
+  return Object.keys(limits).length > 0 ? limits : undefined;
 }
 
 /** Push settings from flags and the environment; secrets are checked here, never printed. */

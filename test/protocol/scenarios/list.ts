@@ -105,6 +105,33 @@ export function listScenarios(env: ScenarioEnv): void {
       assert.deepEqual(seen, created.map((t) => t.id).reverse());
     });
 
+    test('LIST-02 LIST-09 R16 a page ends early at limits.maxListResponseChars and the next one continues after it', async () => {
+      // Tasks of about 2,200 characters: two fit in 5,000, a third does not. Before, one answer held every task.
+      const { b } = await env.extra({ handler: { limits: { maxListResponseChars: 5000 } } });
+      const c = uid('ctx-big');
+      const created = [];
+      for (let i = 0; i < 5; i++) {
+        created.push(ok(await b.call('sendMessage', send(`hi ${i} ${'x'.repeat(1900)}`, { contextId: c }))).task);
+        await sleep(3);
+      }
+      const seen: string[] = [];
+      const sizes: number[] = [];
+      let pageToken = '';
+      for (let page = 0; page < 10; page++) {
+        const res = ok(await b.call('listTasks', { contextId: c, pageSize: 10, ...(pageToken ? { pageToken } : {}) }));
+        assert.equal(res.pageSize, 10, 'pageSize is the bound applied');
+        assert.equal(res.totalSize, 5);
+        seen.push(...ids(res));
+        sizes.push(res.tasks.length);
+        pageToken = res.nextPageToken;
+        if (pageToken === '') break;
+      }
+      assert.deepEqual(sizes, [2, 2, 1]);
+      assert.deepEqual(seen, created.map((t) => t.id).reverse());
+      // Without their history the same tasks are small: one page.
+      assert.equal(ok(await b.call('listTasks', { contextId: c, pageSize: 10, historyLength: 0 })).tasks.length, 5);
+    });
+
     test('LIST-06 artifacts are absent unless includeArtifacts=true; LIST-08 historyLength per task', async () => {
       const c = uid('ctx-art');
       await create(c, ['hi artifacts']);
