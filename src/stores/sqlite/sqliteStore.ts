@@ -29,7 +29,7 @@ import {
 import type { StoredPushConfig } from '../../server/stores/pushStore.js';
 import { configJson } from '../contract/pushSql.js';
 import type { SqlOutbox } from '../contract/sqlOutbox.js';
-import { listFilter, listWhere, pageLimit, taskColumns } from '../contract/sqlShared.js';
+import { listFilter, pageLimit, taskColumns } from '../contract/sqlShared.js';
 import { chunkChars, snapshotRoom } from '../contract/snapshotLag.js';
 import type { ActiveTaskSource } from '../contract/recovery.js';
 import { appended, toMessageRecord, toRecord, toStoredEvent } from '../contract/taskRows.js';
@@ -39,12 +39,13 @@ import { GroupCommit } from './groupCommit.js';
 import { unlessBusy } from './sqliteFailures.js';
 import { liveServers, registerInstance, unregisterInstance, type InstanceRow } from './sqliteInstances.js';
 import { sqliteLeaseHolder, sqliteLeases } from './sqliteLeases.js';
+import { listSql, type ListSql } from './sqliteListSql.js';
 import { leaseFenceError } from '../../server/stores/leaseStore.js';
 import { preparePushStatements, sqliteOutbox, type PushStatements } from './sqliteOutbox.js';
 import { purgeTerminal } from './sqliteRetention.js';
 import type { PurgeOptions } from '../../server/stores/taskStore.js';
 export type { PurgeOptions } from '../../server/stores/taskStore.js';
-import { RECORD_COLUMNS, prepareTaskStatements, type ContextKey, type TaskRow, type TaskStatements } from './sqliteStatements.js';
+import { prepareTaskStatements, type ContextKey, type TaskRow, type TaskStatements } from './sqliteStatements.js';
 export { ENQUEUE_SQL } from './sqliteStatements.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion, type MigrationResult } from './migrations.js';
 
@@ -224,12 +225,12 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
     const limit = pageLimit(query.pageSize);
     const params: Record<string, string | number> = {};
     let bound = 0;
-    const { base, cursor } = listWhere(query.tenant, listFilter(query), (value) => {
+    const sql = listSql(query.tenant, listFilter(query), (value) => {
       const name = `p${++bound}`;
       params[name] = value;
       return `@${name}`;
     });
-    const { page, count } = this.listStatementsFor(base, cursor);
+    const { page, count } = this.listStatementsFor(sql);
     const rows = page.all({ ...params, limit: limit + 1 });
     const { n } = count.get(params) as { n: number };
     return {
@@ -298,18 +299,12 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
     this.db.close();
   }
 
-  /** The page and count statements of a list query's WHERE clause, prepared once per shape. */
-  private listStatementsFor(base: string, cursor: string) {
-    const shape = `${base}${cursor}`;
-    let cached = this.listStatements.get(shape);
+  /** The page and count statements of a list query (sqliteListSql.ts), prepared once per shape. */
+  private listStatementsFor(sql: ListSql) {
+    let cached = this.listStatements.get(sql.page);
     if (!cached) {
-      cached = {
-        page: this.db.prepare(
-          `SELECT t.tenant, ${RECORD_COLUMNS} FROM tasks t WHERE ${base}${cursor} ORDER BY t.status_ts DESC, t.id DESC LIMIT @limit`,
-        ),
-        count: this.db.prepare(`SELECT count(*) AS n FROM tasks WHERE ${base}`),
-      };
-      this.listStatements.set(shape, cached);
+      cached = { page: this.db.prepare(sql.page), count: this.db.prepare(sql.count) };
+      this.listStatements.set(sql.page, cached);
     }
     return cached;
   }
