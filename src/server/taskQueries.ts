@@ -64,13 +64,16 @@ export interface ListScope {
  * ListTasks: one page of the caller's tasks, shaped. `pageSize` is an upper bound (LIST-09: the
  * size applied): the page also ends before the task that would take the tasks' JSON past
  * `maxListResponseChars` (measured without serializing, ./jsonLength.ts), always with at least
- * one task, so one call never builds an answer of gigabytes. A page ended early has a
- * nextPageToken from its last task, made like every other (LIST-02), so the next page goes on
- * right after it: nothing skipped, nothing repeated.
+ * one task, so one call never builds an answer of gigabytes; the stores do not read the rows
+ * past it (ListQuery.fits). A page ended early has a nextPageToken from its last task, made
+ * like every other (LIST-02), so the next page goes on right after it: nothing skipped,
+ * nothing repeated.
  */
 export async function listTasks(store: TaskStore, req: ListTasksRequest, scope: ListScope): Promise<ListTasksResponse> {
   const pageSize = req.pageSize ?? 50;
   const after = decodePageToken(req);
+  const shape = { historyLength: req.historyLength, includeArtifacts: req.includeArtifacts === true };
+  const room = pageRoom(scope.maxListResponseChars);
   const result = await store.list({
     tenant: req.tenant ?? '',
     // ListTasks shows only the caller's tasks (spec 13.1).
@@ -80,9 +83,13 @@ export async function listTasks(store: TaskStore, req: ListTasksRequest, scope: 
     ...(req.statusTimestampAfter ? { statusTimestampAfter: req.statusTimestampAfter } : {}),
     pageSize,
     ...(after ? { after } : {}),
+    fits: (record) => room(shapeTask(record.task, shape)),
   });
-  const shape = { historyLength: req.historyLength, includeArtifacts: req.includeArtifacts === true };
-  const tasks = fitPage(result.records.map((r) => shapeTask(r.task, shape)), scope.maxListResponseChars);
+  // Again, for a store that does not ask `fits`: the same page.
+  const fits = pageRoom(scope.maxListResponseChars);
+  const shaped = result.records.map((r) => shapeTask(r.task, shape));
+  const kept = shaped.findIndex((task) => !fits(task));
+  const tasks = kept < 0 ? shaped : shaped.slice(0, kept);
   const last = tasks[tasks.length - 1];
   const more = result.hasMore || tasks.length < result.records.length;
   return {
@@ -93,12 +100,15 @@ export async function listTasks(store: TaskStore, req: ListTasksRequest, scope: 
   };
 }
 
-/** The leading tasks whose JSON fits in `maxChars` together (the first always). */
-function fitPage(tasks: Task[], maxChars: number): Task[] {
+/**
+ * A page's room for tasks: called with each in order, true while they fit in `maxChars`
+ * together (the first always fits).
+ */
+function pageRoom(maxChars: number): (task: Task) => boolean {
   let chars = 0;
-  for (let i = 0; i < tasks.length; i++) {
-    chars += jsonLength(tasks[i]) + (i > 0 ? 1 : 0);
-    if (i > 0 && chars > maxChars) return tasks.slice(0, i);
-  }
-  return tasks;
+  let count = 0;
+  return (task) => {
+    chars += jsonLength(task) + (count > 0 ? 1 : 0);
+    return count++ === 0 || chars <= maxChars;
+  };
 }

@@ -6,16 +6,18 @@
  * every store's keyset (memory: JavaScript order; SQLite and PostgreSQL: the canonical
  * status_ts and id in SQL): nothing skipped, nothing repeated, the order kept across ties.
  * Before, one ListTasks answer carried pageSize tasks whatever their size (100 tasks near the
- * history caps: 1.5 GB, and `RangeError: Invalid string length`).
+ * history caps: 1.5 GB, and `RangeError: Invalid string length`). The store asks `fits` of each
+ * record in order and reads no row past the first refused, so a page of one huge task does not
+ * read and parse the 99 after it.
  */
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ListTasksRequest, ListTasksResponse } from '../../src/protocol/types.js';
 import { jsonLength } from '../../src/server/jsonLength.js';
 import { listTasks } from '../../src/server/taskQueries.js';
-import type { TaskStore } from '../../src/server/stores/taskStore.js';
+import type { TaskRecord, TaskStore } from '../../src/server/stores/taskStore.js';
 import type { ContractOptions, StoreUnderTest } from './contract.js';
-import { freshStoreTest, makeTask } from './contract.js';
+import { freshStoreTest, makeTask, ts } from './contract.js';
 
 /** Every page of a ListTasks request, following nextPageToken. */
 async function pages(store: TaskStore, req: ListTasksRequest, maxListResponseChars: number): Promise<ListTasksResponse[]> {
@@ -64,5 +66,28 @@ export function runListSizeContract(name: string, makeStore: () => Promise<Store
         [10, 10, 3],
       );
     });
+
+    storeTest('LIST-02 R16 list asks fits of each record in order and reads none past the first it refuses', async ({ store }) => {
+      for (let i = 0; i < 6; i++) await store.create('', makeTask(`f${i}`, { at: i }));
+      const asked: string[] = [];
+      const refuseThird = (record: TaskRecord) => asked.push(record.task.id) < 3;
+      const cut = await store.list({ tenant: '', pageSize: 5, fits: refuseThird });
+      assert.deepEqual(ids(cut.records), ['f5', 'f4']);
+      assert.deepEqual(asked, ['f5', 'f4', 'f3'], 'nothing after the refused record is read');
+      assert.equal(cut.hasMore, true);
+      assert.equal(cut.totalSize, 6);
+      asked.length = 0;
+      const full = await store.list({ tenant: '', pageSize: 4, fits: (record) => asked.push(record.task.id) > 0 });
+      assert.deepEqual(ids(full.records), ['f5', 'f4', 'f3', 'f2']);
+      assert.deepEqual(asked, ['f5', 'f4', 'f3', 'f2'], 'the row past pageSize only tells hasMore');
+      assert.equal(full.hasMore, true);
+      const last = await store.list({ tenant: '', pageSize: 4, after: { timestamp: ts(2), id: 'f2' }, fits: () => true });
+      assert.deepEqual(ids(last.records), ['f1', 'f0']);
+      assert.equal(last.hasMore, false);
+    });
   });
+}
+
+function ids(records: TaskRecord[]): string[] {
+  return records.map((r) => r.task.id);
 }

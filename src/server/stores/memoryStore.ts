@@ -34,6 +34,7 @@ import {
   type TaskRecord,
   type TaskStore,
 } from './taskStore.js';
+import { listPage } from './listPage.js';
 
 interface Entry {
   record: TaskRecord;
@@ -296,8 +297,8 @@ export class MemoryTaskStore implements TaskStore, PushStore, LeaseStore {
       start = matches.findIndex((r) => compareKeys(keyOf(r), after) > 0);
       if (start < 0) start = matches.length;
     }
-    const page = matches.slice(start, start + query.pageSize);
-    return { records: page, totalSize: matches.length, hasMore: start + query.pageSize < matches.length };
+    const { records, hasMore } = listPage(matches.slice(start, start + query.pageSize + 1), query, (r) => r);
+    return { records, totalSize: matches.length, hasMore };
   }
 }
 

@@ -118,6 +118,13 @@ export interface ListQuery {
   pageSize: number;
   /** Keyset cursor: strictly after this (timestamp, id) in (timestamp desc, id desc) order. */
   after?: { timestamp: string; id: string };
+  /**
+   * Whether the page has room for this record, asked of each record in order (listTasks' cap on
+   * an answer's size; it keeps count): the page ends before the first one refused, with hasMore
+   * true, and the rows after it are not read (./listPage.ts). A store that does not ask returns
+   * up to pageSize records and listTasks ends the page itself: the same page, read in full.
+   */
+  fits?: (record: TaskRecord) => boolean;
 }
 
 export interface ListResult {

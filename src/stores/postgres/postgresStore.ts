@@ -24,6 +24,7 @@ import {
   type CreateOptions,
   type PurgeOptions,
 } from '../../server/stores/taskStore.js';
+import { listPage } from '../../server/stores/listPage.js';
 export type { PurgeOptions } from '../../server/stores/taskStore.js';
 import { configJson, type DeliveryRow } from '../contract/pushSql.js';
 import { SqlOutbox } from '../contract/sqlOutbox.js';
@@ -230,12 +231,9 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
       values,
     );
     const total = Number(rows[0]?.total ?? 0);
-    const records: TaskRecord[] = [];
-    for (const r of rows) {
-      if (r.task_json === null || r.tenant === null) continue;
-      records.push(toRecord(r.tenant, r as RecordRow));
-    }
-    return { records: records.slice(0, limit), totalSize: total, hasMore: records.length > limit };
+    // The row of an empty page carries the total only.
+    const { records, hasMore } = listPage(rows, query, (r) => (r.task_json === null || r.tenant === null ? undefined : toRecord(r.tenant, r as RecordRow)));
+    return { records, totalSize: total, hasMore };
   }
 
   /** TENANT-06: one statement, plus a read when a racing claim of the same new context won. */

@@ -26,6 +26,7 @@ import {
   type TaskRecord,
   type CreateOptions,
 } from '../../server/stores/taskStore.js';
+import { listPage } from '../../server/stores/listPage.js';
 import type { StoredPushConfig } from '../../server/stores/pushStore.js';
 import { configJson } from '../contract/pushSql.js';
 import type { SqlOutbox } from '../contract/sqlOutbox.js';
@@ -231,13 +232,10 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
       return `@${name}`;
     });
     const { page, count } = this.listStatementsFor(sql);
-    const rows = page.all({ ...params, limit: limit + 1 });
     const { n } = count.get(params) as { n: number };
-    return {
-      records: rows.slice(0, limit).map((r) => toRecord(r.tenant, r)),
-      totalSize: n,
-      hasMore: rows.length > limit,
-    };
+    // Rows are read one at a time: those past a page ended by query.fits are never read.
+    const { records, hasMore } = listPage(page.iterate({ ...params, limit: limit + 1 }), query, (r) => toRecord(r.tenant, r));
+    return { records, totalSize: n, hasMore };
   }
 
   /**
