@@ -165,7 +165,8 @@ test('sqlite: list queries of an owner use the indexes (no full scan, no temp b-
         const count = plan(sql.count);
         assert.match(page, expected[name]?.page ?? /^$/, `${name} page: ${page}`);
         assert.match(count, expected[name]?.count ?? /^$/, `${name} count: ${count}`);
-        for (const detail of [page, count]) assert.doesNotMatch(detail, /TEMP B-TREE|SCAN tasks(?! USING)/, `${name}: ${detail}`);
+        // The pages read rows as `t`; the events a lagging snapshot needs (snapshotLag.ts) are aggregated in seq order, per row.
+        for (const detail of [page, count]) assert.doesNotMatch(detail, /TEMP B-TREE FOR (?!string_agg)|\bSCAN (?:tasks|t)\b(?! USING)/, `${name}: ${detail}`);
       }
     }
     await store.close();
