@@ -84,6 +84,8 @@ export class Execution extends RunUpdater {
   private called = false;
   /** The record of a message reply's context (recordContext): false when it could not be stored. */
   private contextRecorded: Promise<boolean> | undefined;
+  /** Shutdown aborted this run at its deadline (cutShort): cutOff answers its caller. */
+  private cut = false;
 
   constructor(input: ExecutionInput) {
     super(input);
@@ -152,7 +154,9 @@ export class Execution extends RunUpdater {
       this.record = (await this.input.writer.store.get(tenant, this.taskId).catch(() => undefined)) ?? this.record;
     }
     if (this.replied) await this.finishReply();
-    else this.finish();
+    // MSG-01: a run cut short by shutdown that left its task unfinished is answered by cutOff,
+    // with the task as shutdown leaves it (FAILED), not with the WORKING task it returned on.
+    else if (!this.cut) this.finish();
   }
 
   /** Answers with the reply once its context is recorded (recordContext); refused if that fails. */
@@ -297,8 +301,17 @@ export class Execution extends RunUpdater {
   }
 
   /**
-   * Shutdown gave up on this run (it ran past the deadline, or its turn had not come by then):
-   * its caller gets `record`, the task as the server left it.
+   * Shutdown aborted this run at its deadline: when the agent returns, its caller is not
+   * answered with the task unfinished; it waits for cutOff. An answer the run gives first (a
+   * reply, a terminal or interrupted state, a refusal) stands.
+   */
+  cutShort(): void {
+    this.cut = true;
+  }
+
+  /**
+   * Shutdown is done with this run (it was aborted at the deadline — ended since or not — or its
+   * turn had not come by then): its caller gets `record`, the task as the server left it.
    */
   cutOff(record: TaskRecord): void {
     this.unprocessed('the server shut down before its turn');

@@ -8,7 +8,8 @@
  * recorded yet (a blocking follow-up) is refused at once with UNAVAILABLE, so its caller sends it
  * again elsewhere; one already recorded and answered is owed, and runs when its turn comes while
  * the drain lasts. At the deadline no queued run is started any more (never with an aborted
- * signal): those left are handed to `onCutOff` with their task.
+ * signal): those left are handed to `onCutOff` with their task, and so are the runs aborted then,
+ * whose callers `onCutOff` answers too (also those of runs that returned at once on the abort).
  */
 import type { EventBus } from './eventBus.js';
 import type { Execution } from './execution.js';
@@ -66,8 +67,11 @@ export const SHUTDOWN_GRACE_MS = 1_000;
 export interface CutOffTask {
   tenant: string;
   taskId: string;
-  /** Its runs that had not ended by the grace deadline (their callers still wait). */
-  hanging: Execution[];
+  /**
+   * Its runs aborted at the deadline, whether they ended within the grace or not: their callers
+   * still wait, to be answered with the task as shutdown leaves it (Execution.cutShort).
+   */
+  aborted: Execution[];
   /** Its queued runs whose turn had not come by the deadline: never started (their messages are recorded). */
   withdrawn: Execution[];
 }
@@ -77,7 +81,7 @@ export interface DrainOptions {
   timeoutMs: number;
   /** Then how long they get to end (default SHUTDOWN_GRACE_MS). */
   graceMs?: number;
-  /** The tasks whose runs were aborted, before leases are handed over. */
+  /** The tasks whose runs were aborted, before leases are handed over; it answers their callers. */
   onCutOff?: (tasks: CutOffTask[]) => Promise<void>;
 }
 
@@ -166,6 +170,21 @@ export class TaskRunner {
     return owed;
   }
 
+  /**
+   * The shutdown deadline for the task: its queued runs are withdrawn and its started ones
+   * aborted. MSG-01: an aborted run that returns at once does not answer its blocking caller with
+   * the task unfinished (WORKING); `onCutOff` answers it with the task as shutdown leaves it.
+   */
+  private cutShort(entry: Running): CutOffTask {
+    const withdrawn = this.withdraw(entry, true);
+    const started = entry.runs.filter((q) => q.started);
+    for (const queued of started) {
+      queued.execution.cutShort();
+      queued.abort.abort();
+    }
+    return { tenant: entry.tenant, taskId: entry.taskId, aborted: started.map((q) => q.execution), withdrawn };
+  }
+
   /** Resolves when the task's queued runs have finished (immediately when none). */
   async idle(tenant: string, taskId: string): Promise<void> {
     await this.running.get(keyOf(tenant, taskId))?.done;
@@ -180,7 +199,7 @@ export class TaskRunner {
    * Waits for running executions (and the recorded runs queued behind them); at `timeoutMs`
    * aborts those still going, starts no queued run any more, and gives the aborted ones
    * `graceMs` more to end, then stops waiting for them (an agent may ignore its signal) and hands
-   * the tasks cut short to `onCutOff`; then expires the leases of runs cut short (R24). Queued
+   * the tasks cut short to `onCutOff`, which answers their callers; then expires the leases of runs cut short (R24). Queued
    * runs whose message is not recorded are refused at once (UNAVAILABLE).
    */
   async drain(options: DrainOptions): Promise<void> {
@@ -188,25 +207,15 @@ export class TaskRunner {
     for (const r of this.running.values()) this.withdraw(r, false);
     const all = this.allIdle();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<Array<{ entry: Running; withdrawn: Execution[] }>>((resolve) => {
-      timer = setTimeout(() => {
-        const cut = [...this.running.values()].map((entry) => ({ entry, withdrawn: this.withdraw(entry, true) }));
-        for (const { entry } of cut) for (const queued of entry.runs) if (queued.started) queued.abort.abort();
-        resolve(cut);
-      }, options.timeoutMs);
+    const deadline = new Promise<CutOffTask[]>((resolve) => {
+      timer = setTimeout(() => resolve([...this.running.values()].map((entry) => this.cutShort(entry))), options.timeoutMs);
     });
-    const aborted = await Promise.race([all.then(() => undefined), deadline]);
+    const cut = await Promise.race([all.then(() => undefined), deadline]);
     clearTimeout(timer);
-    if (aborted) {
+    if (cut) {
       let grace: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([all, new Promise((resolve) => (grace = setTimeout(resolve, options.graceMs ?? SHUTDOWN_GRACE_MS)))]);
       clearTimeout(grace);
-      const cut = aborted.map(({ entry, withdrawn }) => ({
-        tenant: entry.tenant,
-        taskId: entry.taskId,
-        hanging: entry.runs.filter((q) => q.started).map((q) => q.execution),
-        withdrawn,
-      }));
       await options.onCutOff?.(cut).catch((error: unknown) => this.options.onError?.(error));
     }
     // Leases of runs cut short expire now: another instance takes those tasks over.

@@ -10,6 +10,9 @@ import type { Task } from '../../src/protocol/types.js';
 import { startServe, type A2AProcess } from '../cli/cliHelpers.js';
 import { createDemoAgent } from '../../src/cli/agents/demo.js';
 import { SHUT_DOWN_MESSAGE } from '../../src/server/cutOffRuns.js';
+import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
+import type { TaskStore } from '../../src/server/stores/taskStore.js';
+import { SqliteTaskStore } from '../../src/stores/sqlite/sqliteStore.js';
 import { request, rpcBody, rpcResult, rpcStream, startServer, stateOf, userMessage, waitUntil, within, type HttpResult, type SseClient } from './helpers.js';
 
 const procs: A2AProcess[] = [];
@@ -169,3 +172,37 @@ test('in process: close() resolves although an agent ignores ctx.signal; its blo
   assert.equal(left?.task.status.state, 'TASK_STATE_FAILED', 'the run that returned on abort left no WORKING task behind');
   assert.deepEqual(errors, []);
 });
+
+for (const [name, open] of [
+  ['memory', () => new MemoryTaskStore()],
+  ['sqlite', () => new SqliteTaskStore({ path: ':memory:' })],
+] as Array<[string, () => TaskStore]>) {
+  test(`R24 MSG-01 a blocking caller whose run returns on the shutdown abort gets the task as shutdown ends it: FAILED ("the server shut down"), not WORKING (${name})`, async () => {
+    const store = open();
+    const working: string[] = [];
+    const s = await startServer(
+      {
+        async execute(ctx, task) {
+          await task.startWork('working');
+          working.push(ctx.text);
+          if (ctx.text === 'hang') await new Promise(() => undefined); // never looks at ctx.signal
+          await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)); // returns at once, still WORKING
+        },
+      },
+      { store, onError: () => undefined },
+      { shutdownTimeoutMs: 300 },
+    );
+    const blocking = (text: string) => request(s.rpcUrl, { body: rpcBody('SendMessage', { message: userMessage(text) }), headers: { 'content-type': 'application/json' }, timeoutMs: 10_000 });
+    const calls = [blocking('prompt a'), blocking('prompt b'), blocking('hang')];
+    await waitUntil(() => working.length === 3, 5_000, 'the three runs WORKING');
+    await within(s.close(), 8_000, undefined);
+    for (const res of await Promise.all(calls)) {
+      assert.equal(res.status, 200, res.text);
+      const answered = (res.json as { result: { task: Task } }).result.task;
+      assert.equal(answered.status.state, 'TASK_STATE_FAILED', `the blocking caller's answer (${answered.history?.[0]?.parts.map((p) => ('text' in p ? p.text : '')).join('')})`);
+      assert.equal(answered.status.message?.parts.map((p) => ('text' in p ? p.text : '')).join(''), SHUT_DOWN_MESSAGE);
+      assert.equal((await store.get('', answered.id))?.task.status.state, 'TASK_STATE_FAILED', 'as stored');
+    }
+    await store.close?.();
+  });
+}
