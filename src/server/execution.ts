@@ -75,6 +75,13 @@ export class Execution extends RunUpdater {
   readonly begun: Promise<number | undefined>;
   /** Settles when the run is over (the agent returned); set when the run is scheduled (startExecution). */
   ran: Promise<unknown> | undefined;
+  /**
+   * R4: the task this message had already started or joined, when the run answered as a
+   * concurrent duplicate with that task as it was then. A blocking caller is answered with it
+   * once its runs are idle (settledAnswer, messageRun.ts): not waited for here, inside this run,
+   * which may be queued on that very task.
+   */
+  duplicateTask: { tenant: string; id: string } | undefined;
   private resolveStarted!: (o: Outcome) => void;
   private resolveSettled!: (o: Outcome) => void;
   private resolveBegun!: (seq: number | undefined) => void;
@@ -221,11 +228,26 @@ export class Execution extends RunUpdater {
       return false;
     }
     if (isTerminalState(this.record.task.status.state)) {
+      if (await this.receivedBefore()) return false;
       this.refuse(new UnsupportedOperationError(`Task ${this.taskId} reached a terminal state before this message could be processed`, { metadata: { taskId: this.taskId } }));
       return false;
     }
     this.accepted = true;
     this.resolveStarted({ kind: 'task', record: this.record });
+    return true;
+  }
+
+  /**
+   * R4: a copy of a message queued behind its first delivery, whose run ended the task (a
+   * terminal task takes no claim, so the write did not find the duplicate): answers as the
+   * duplicate it is, not as a message too late for its task.
+   */
+  private async receivedBefore(): Promise<boolean> {
+    const { context, owner } = this.input;
+    const seen = await this.input.writer.store.findMessage(context.tenant, owner ?? '', context.message.messageId).catch(() => undefined);
+    if (!seen) return false;
+    this.duplicateOf = new DuplicateMessageError(seen);
+    await this.answerDuplicate(this.duplicateOf);
     return true;
   }
 
@@ -268,6 +290,7 @@ export class Execution extends RunUpdater {
       return;
     }
     this.record = record;
+    this.duplicateTask = { tenant: this.input.context.tenant, id: record.task.id };
     this.finish();
   }
 

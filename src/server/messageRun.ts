@@ -10,7 +10,7 @@ import type { AgentCard, Message, SendMessageRequest } from '../protocol/types.j
 import type { PushRuntime } from '../push/pushOptions.js';
 import type { AbuseLimits } from './abuseLimits.js';
 import type { DetachedRunDeps } from './detachedRun.js';
-import { Execution } from './execution.js';
+import { Execution, type Outcome } from './execution.js';
 import { LazyAbort } from './lazyAbort.js';
 import { checkInputModes } from './mediaTypes.js';
 import { messageClaim, messageFingerprint, usedId } from './messageFingerprint.js';
@@ -40,8 +40,27 @@ export async function duplicateOf(deps: MessageRunDeps, req: SendMessageRequest,
   const seen = await deps.store.findMessage(tenant, options.owner, req.message.messageId);
   if (!seen) return undefined;
   if (seen.fingerprint !== messageFingerprint(req.message)) throw usedId();
-  if (options.wait) await deps.runner.idle(tenant, seen.taskId);
-  return requireTask(deps.store, { tenant, id: seen.taskId }, options.owner);
+  const task = { tenant, id: seen.taskId };
+  return options.wait ? idleTask(deps, task, options.owner) : requireTask(deps.store, task, options.owner);
+}
+
+/** The task once its runs on this instance are idle (MSG-01: what a blocking duplicate answers). */
+async function idleTask(deps: MessageRunDeps, task: { tenant: string; id: string }, owner: string): Promise<TaskRecord> {
+  await deps.runner.idle(task.tenant, task.id);
+  return requireTask(deps.store, task, owner);
+}
+
+/**
+ * MSG-01: what a blocking SendMessage is answered with, the run's settled outcome. A run that
+ * answered as a concurrent duplicate of its message (it passed duplicateOf before the first
+ * delivery's claim was stored) answers, as duplicateOf does, with the first delivery's task once
+ * that task's runs are idle. Waited for here, outside the duplicate's run: that run may be queued
+ * on the very task, and would wait for itself.
+ */
+export async function settledAnswer(deps: MessageRunDeps, execution: Execution, owner: string): Promise<Outcome> {
+  const outcome = await execution.settled;
+  const task = execution.duplicateTask;
+  return task && outcome.kind === 'task' ? { kind: 'task', record: await idleTask(deps, task, owner) } : outcome;
 }
 
 /**

@@ -40,7 +40,7 @@ import { detachedExecution, takeOverTask } from './detachedRun.js';
 import { settleCutOffRuns } from './cutOffRuns.js';
 import { requireCompleteCard } from './cardProblems.js';
 import { resolveExtendedCard, type ExtendedCardSource } from './extendedCard.js';
-import { duplicateOf, startExecution, type MessageRunDeps } from './messageRun.js';
+import { duplicateOf, settledAnswer, startExecution, type MessageRunDeps } from './messageRun.js';
 import { MemoryTaskStore } from './stores/memoryStore.js';
 import type { TaskStore } from './stores/taskStore.js';
 import { shapeTask } from './taskShape.js';
@@ -344,7 +344,7 @@ export class A2ARequestHandler {
     if (duplicate) return this.toResponse({ kind: 'task', record: duplicate }, req.configuration?.historyLength);
     const immediately = req.configuration?.returnImmediately === true;
     const execution = await startExecution(this.runDeps, req, { ctx, answer: immediately ? 'started' : 'settled' });
-    return this.toResponse(await (immediately ? execution.started : execution.settled), req.configuration?.historyLength);
+    return this.toResponse(await (immediately ? execution.started : settledAnswer(this.runDeps, execution, ownerOf(ctx))), req.configuration?.historyLength);
   }
 
   private async sendStreamingMessage(req: SendMessageRequest, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
