@@ -3,11 +3,14 @@
  * transaction, each inside its own savepoint (a nested better-sqlite3 transaction), so one write's
  * failure (a version conflict, a duplicate message) rolls back only that write. Every promise
  * settles after the shared COMMIT — nothing is acknowledged before it is durable — and a failed
- * COMMIT fails every write of the group (none of them happened). Under concurrency this writes
+ * COMMIT fails every write of the group (none of them happened), and so does a write failing
+ * for lack of room or an I/O error (SQLite then rolls back the whole transaction, not only
+ * the write's savepoint). Under concurrency this writes
  * the pages shared by many tasks (index leaves, the end of the event log) once per group instead
  * of once per write. A group that cannot take the write lock within busy_timeout (another
- * process holds it) fails with StoreUnavailableError: nothing was written, and the bindings
- * answer a retryable UNAVAILABLE (R19), which a run's writes retry (R2).
+ * process holds it), or that the file cannot take (a full disk, an I/O error), fails with
+ * StoreUnavailableError (sqliteFailures.ts): nothing was written, and the bindings answer a
+ * retryable UNAVAILABLE (R19), which a run's writes retry (R2).
  */
 import type { Database } from 'better-sqlite3';
 import { storeFailure } from './sqliteFailures.js';
@@ -23,7 +26,7 @@ export class GroupCommit {
   private scheduled = false;
   private readonly commitGroup: (jobs: Job[]) => void;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.commitGroup = db
       .transaction((jobs: Job[]) => {
         for (const job of jobs) job.run();
@@ -41,6 +44,8 @@ export class GroupCommit {
             outcome = { ok: true, value: fn() };
           } catch (error) {
             outcome = { ok: false, error };
+            // SQLite rolled the whole transaction back (SQLITE_FULL, an I/O error, ...): the group fails as one.
+            if (storeFailure(this.db, error) !== error) throw error;
           }
         },
         settle: () => {
@@ -63,7 +68,7 @@ export class GroupCommit {
     try {
       this.commitGroup(jobs);
     } catch (error) {
-      const failure = storeFailure(error);
+      const failure = storeFailure(this.db, error);
       for (const job of jobs) job.fail(failure);
       return;
     }

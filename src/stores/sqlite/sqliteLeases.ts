@@ -8,7 +8,7 @@
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { SQLITE_LEASE_DIALECT, leaseStatements, type LeaseRow } from '../contract/leaseSql.js';
 import { SqlLeases } from '../contract/sqlLeases.js';
-import { unlessBusy } from './sqliteFailures.js';
+import { storeCalls } from './sqliteFailures.js';
 import { noWait } from './sqliteNoWait.js';
 
 /** The leases of `db` (after its migrations ran). */
@@ -16,8 +16,9 @@ export function sqliteLeases(db: Db): SqlLeases {
   const sql = leaseStatements({ prefix: '', ...SQLITE_LEASE_DIALECT });
   const lease = Object.fromEntries(Object.entries(sql).map(([name, text]) => [name, db.prepare(text)])) as Record<keyof typeof sql, Statement<unknown[]>>;
   const background = noWait(db);
+  const direct = storeCalls(db);
   return new SqlLeases({
-    run: async (name, params) => (name === 'takeOver' ? background : unlessBusy)(() => lease[name].run(params).changes),
+    run: async (name, params) => (name === 'takeOver' ? background : direct)(() => lease[name].run(params).changes),
     renew: async (params) => background(() => lease.renew.all(params) as Array<{ tenant: string; task_id: string }>),
     clock: leaseClock,
     expired: async (limit) =>

@@ -1,15 +1,15 @@
 /**
  * The push half of the SQLite store (sqliteStore.ts): the shared push statements prepared on the
  * database, and the shared outbox (contract/sqlOutbox.ts) running them, its claim and config
- * deletion and its limited config put each one IMMEDIATE transaction; SQLITE_BUSY is
- * StoreUnavailableError (sqliteFailures.ts). The dispatcher's writes (the claim and the record
+ * deletion and its limited config put each one IMMEDIATE transaction; SQLITE_BUSY (or a full
+ * disk, …) is StoreUnavailableError (sqliteFailures.ts). The dispatcher's writes (the claim and the record
  * of each attempt) do not wait for another process's lock (sqliteNoWait.ts); config writes,
  * made for a request, wait busy_timeout as the task writes do.
  */
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { pushStatements, type DeliveryRow, type PushStatementName } from '../contract/pushSql.js';
 import { SqlOutbox } from '../contract/sqlOutbox.js';
-import { unlessBusy } from './sqliteFailures.js';
+import { storeCalls } from './sqliteFailures.js';
 import { noWait } from './sqliteNoWait.js';
 
 export type PushStatements = Record<PushStatementName, Statement<unknown[]>>;
@@ -39,16 +39,17 @@ export function sqliteOutbox(db: Db, push: PushStatements): SqlOutbox {
     return push.putConfigIfRoom.run(params).changes > 0;
   }).immediate;
   const background = noWait(db);
+  const direct = storeCalls(db);
   return new SqlOutbox({
     run: async <R>(name: PushStatementName, params: Record<string, unknown>): Promise<R[]> =>
-      (DISPATCHER_WRITES.has(name) ? background : unlessBusy)(() => {
+      (DISPATCHER_WRITES.has(name) ? background : direct)(() => {
         const statement = push[name];
         if (statement.reader) return statement.all(params) as R[];
         statement.run(params);
         return [];
       }),
     claim: async (options) => background(() => claim(options)),
-    deleteConfig: async (params) => unlessBusy(() => deleteConfig(params)),
-    putConfigIfRoom: async (params) => unlessBusy(() => putConfigIfRoom(params)),
+    deleteConfig: async (params) => direct(() => deleteConfig(params)),
+    putConfigIfRoom: async (params) => direct(() => putConfigIfRoom(params)),
   });
 }

@@ -37,7 +37,9 @@ import { appended, toMessageRecord, toRecord, toStoredEvent } from '../contract/
 import type { SqlLeases } from '../contract/sqlLeases.js';
 import { SqlStoreBase } from '../contract/sqlStoreBase.js';
 import { GroupCommit } from './groupCommit.js';
-import { unlessBusy } from './sqliteFailures.js';
+import { storeCalls } from './sqliteFailures.js';
+import { noWait, type NoWait } from './sqliteNoWait.js';
+import { checkWrites } from './sqliteWriteHealth.js';
 import { liveServers, registerInstance, unregisterInstance, type InstanceRow } from './sqliteInstances.js';
 import { sqliteLeaseHolder, sqliteLeases } from './sqliteLeases.js';
 import { listSql, type ListSql } from './sqliteListSql.js';
@@ -91,6 +93,8 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
   private readonly createThenTx: (row: CreateRow, then: { input: AppendInput; eventJson: string[] }) => { seq: number; owner: string };
   /** Group commit: the writes of one event-loop turn share one transaction (each in its own savepoint). */
   private readonly commits: GroupCommit;
+  /** Calls that do not wait for another process's write lock (readiness's write probe). */
+  private readonly background: NoWait;
   private readonly appendTx: (input: AppendInput & { claim?: MessageClaim }, eventJson: string[]) => { seq: number; owner: string };
   /** TENANT-06: records a context's owner unless it has one, and reads it. */
   private readonly claimContextTx: (claim: ContextKey & { owner: string; now: string }) => string;
@@ -179,6 +183,7 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
       return this.stmt.contextOwner.get({ tenant: claim.tenant, contextId: claim.contextId })?.owner ?? claim.owner;
     }).immediate;
     this.commits = new GroupCommit(db);
+    this.background = noWait(db);
   }
 
   async get(tenant: string, taskId: string): Promise<TaskRecord | undefined> {
@@ -273,9 +278,12 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
   /**
    * Readiness: `SELECT 1` on the store's connection (a closed database throws). Reads are not
    * held up by another process's write lock in WAL mode; SQLITE_BUSY is StoreUnavailableError.
+   * After a write the file could not take (a full disk, an I/O error), also a small write of
+   * its own until one succeeds (sqliteWriteHealth.ts): a full disk still answers reads.
    */
   async ping(): Promise<void> {
-    unlessBusy(() => this.db.prepare('SELECT 1').get());
+    storeCalls(this.db)(() => this.db.prepare('SELECT 1').get());
+    checkWrites(this.db, this.background);
   }
 
   /** `PRAGMA quick_check` (integrity_check without the index contents): 'ok' or the problems found. */
