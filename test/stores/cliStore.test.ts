@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +61,9 @@ test('a2a serve --store sqlite:PATH: tasks survive kill -9, interrupted ones end
   const dir = await mkdtemp(join(tmpdir(), 'a2a-cli-store-'));
   const path = join(dir, 'data', 'tasks.db');
   try {
+    // a2a db never creates a SQLite file: a deploy step that migrates first makes an empty one.
+    mkdirSync(join(dir, 'data'));
+    writeFileSync(path, '');
     const migrated = a2a(['db', 'migrate', '--store', `sqlite:${path}`, '--json']);
     assert.equal(migrated.code, 0, migrated.stderr);
     assert.ok((JSON.parse(migrated.stdout) as { applied: number[] }).applied.length > 0);

@@ -11,7 +11,8 @@ export const dbHelp = `Usage: a2a db <migrate|purge> [options]
                       --older-than-days, with their event logs
 
 Options:
-  --store SPEC        sqlite (default: ./.a2a/tasks.db), sqlite:PATH, or postgres://…[?schema=a2a]
+  --store SPEC        sqlite (default: ./.a2a/tasks.db), sqlite:PATH, or postgres://…[?schema=a2a];
+                      a SQLite file must exist (exit 2 otherwise): a2a db never creates one
   --older-than-days N (purge) age of the last status change
   --json              print the result as one JSON line
   -h, --help          show this help
@@ -43,7 +44,7 @@ export async function dbCommand(argv: string[]): Promise<number> {
   if (values.store === 'memory') throw new UsageError('--store memory has nothing to migrate or purge');
   const store = values.store;
   if (action === 'migrate') {
-    const r = await withStore(store, () => migrateStore(store));
+    const r = await withStore(store, () => migrateStore(store, { create: false }));
     if (values.json) process.stdout.write(`${JSON.stringify(r)}\n`);
     else if (r.applied.length === 0) process.stdout.write(`${r.label}: schema is up to date (version ${r.to})\n`);
     else process.stdout.write(`${r.label}: migrated from version ${r.from} to ${r.to} (applied ${r.applied.join(', ')})\n`);
@@ -51,7 +52,7 @@ export async function dbCommand(argv: string[]): Promise<number> {
   }
   const days = Number(values['older-than-days']);
   if (values['older-than-days'] === undefined || !(days > 0)) throw new UsageError('purge needs --older-than-days N (N > 0)');
-  const opened = await withStore(store, () => openStore(store));
+  const opened = await withStore(store, () => openStore(store, { create: false }));
   try {
     const purged = (await opened.purge?.(new Date(Date.now() - days * 86_400_000))) ?? 0;
     if (values.json) process.stdout.write(`${JSON.stringify({ store: opened.label, purged })}\n`);

@@ -65,6 +65,11 @@ export interface OpenStoreOptions {
   serve?: boolean;
   /** PostgreSQL: most connections in the store's pool (default 10; `a2a serve --pg-pool-size`). */
   poolSize?: number;
+  /**
+   * SQLite: create a missing file (default true). false refuses it (MissingDatabaseError,
+   * sqliteFile.ts): `a2a db` maintains a file, it never makes one.
+   */
+  create?: boolean;
 }
 
 export function parseStoreSpec(text: string): StoreSpec {
@@ -108,7 +113,7 @@ export async function openStore(spec: StoreSpec | string, options: OpenStoreOpti
   }
   if (s.kind === 'sqlite') {
     const { SqliteTaskStore } = await optional('better-sqlite3', () => import('../sqlite/sqliteStore.js'));
-    const store = new SqliteTaskStore({ path: s.path, ...(options.migrate === false ? { migrate: false } : {}) });
+    const store = new SqliteTaskStore({ path: s.path, ...(options.migrate === false ? { migrate: false } : {}), ...(options.create === false ? { create: false } : {}) });
     const server = options.serve === true;
     if (server) {
       const { checkAtStart } = await import('../sqlite/sqliteCheck.js');
@@ -164,9 +169,9 @@ export async function openStore(spec: StoreSpec | string, options: OpenStoreOpti
   };
 }
 
-/** `a2a db migrate`: applies pending migrations and reports them. */
-export async function migrateStore(spec: StoreSpec | string): Promise<{ label: string; from: number; to: number; applied: number[] }> {
-  const opened = await openStore(spec);
+/** `a2a db migrate`: applies pending migrations and reports them (`create`: as for openStore). */
+export async function migrateStore(spec: StoreSpec | string, options: Pick<OpenStoreOptions, 'create'> = {}): Promise<{ label: string; from: number; to: number; applied: number[] }> {
+  const opened = await openStore(spec, options);
   try {
     const m = opened.migration ?? { from: 0, to: 0, applied: [] };
     return { label: opened.label, ...m };

@@ -5,6 +5,7 @@
  * migrations at the end; never edit one that has shipped. `{s}` is the quoted schema name.
  */
 import type { Pool } from 'pg';
+import { IncompatibleStoreError } from '../contract/incompatibleStore.js';
 
 export interface PostgresMigration {
   version: number;
@@ -226,7 +227,7 @@ export async function migratePostgres(
     const from = r.rows[0]?.v ?? 0;
     const latest = migrations[migrations.length - 1]?.version ?? 0;
     if (from > latest) {
-      throw new Error(`database schema version ${from} is newer than this a2a-kit (knows up to ${latest}); upgrade a2a-kit`);
+      throw new IncompatibleStoreError(`database schema version ${from} is newer than this a2a-kit (knows up to ${latest}); upgrade a2a-kit`);
     }
     const applied: number[] = [];
     for (const m of migrations) {

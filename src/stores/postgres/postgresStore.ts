@@ -9,6 +9,7 @@
 import pg from 'pg';
 import type { Pool, PoolClient, PoolConfig, QueryConfig, QueryResultRow } from 'pg';
 import type { Task } from '../../protocol/types.js';
+import { IncompatibleStoreError } from '../contract/incompatibleStore.js';
 import {
   DuplicateMessageError,
   VersionConflictError,
@@ -118,7 +119,7 @@ export class PostgresTaskStore extends SqlStoreBase implements TaskStore, Active
       if (options.migrate === false) {
         const current = await schemaVersionPg(pool, schema);
         const latest = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]?.version ?? 0;
-        if (current !== latest) throw new Error(`database schema is at version ${current}, this a2a-kit needs ${latest}: run "a2a db migrate"`);
+        if (current !== latest) throw new IncompatibleStoreError(`database schema is at version ${current}, this a2a-kit needs ${latest}: run "a2a db migrate"`);
         migration = { from: current, to: current, applied: [] };
       } else {
         migration = await migratePostgres(pool, { schema });

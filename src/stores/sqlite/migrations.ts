@@ -5,6 +5,7 @@
  * Append new migrations at the end; never edit one that has shipped.
  */
 import type { Database } from 'better-sqlite3';
+import { IncompatibleStoreError } from '../contract/incompatibleStore.js';
 
 export interface SqliteMigration {
   version: number;
@@ -209,6 +210,22 @@ export function schemaVersion(db: Database): number {
   return row.v ?? 0;
 }
 
+/**
+ * Runs one migration's SQL. A table or index it creates that is there already belongs to a file
+ * that is not an a2a-kit store (its schema_version said nothing of it): IncompatibleStoreError.
+ */
+function execMigration(db: Database, sql: string): void {
+  try {
+    db.exec(sql);
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (code === 'SQLITE_ERROR' && / already exists$/.test(String(message))) {
+      throw new IncompatibleStoreError(`not an a2a-kit task store: ${String(message)} (a table of another program?)`);
+    }
+    throw error;
+  }
+}
+
 export function migrateSqlite(db: Database, migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS): MigrationResult {
   const run = db.transaction(() => {
     db.exec(`CREATE TABLE IF NOT EXISTS schema_version (
@@ -219,13 +236,13 @@ export function migrateSqlite(db: Database, migrations: readonly SqliteMigration
     const from = schemaVersion(db);
     const latest = migrations[migrations.length - 1]?.version ?? 0;
     if (from > latest) {
-      throw new Error(`database schema version ${from} is newer than this a2a-kit (knows up to ${latest}); upgrade a2a-kit`);
+      throw new IncompatibleStoreError(`database schema version ${from} is newer than this a2a-kit (knows up to ${latest}); upgrade a2a-kit`);
     }
     const applied: number[] = [];
     const record = db.prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)');
     for (const m of migrations) {
       if (m.version <= from) continue;
-      db.exec(m.sql);
+      execMigration(db, m.sql);
       record.run(m.version, m.name, new Date().toISOString());
       applied.push(m.version);
     }

@@ -8,8 +8,6 @@
  * serialize them; the version check catches the races); a second server is refused
  * (sqliteInstances.ts), since streams, cancels and crash recovery stay within one process.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import type { Task } from '../../protocol/types.js';
@@ -38,8 +36,10 @@ import type { SqlLeases } from '../contract/sqlLeases.js';
 import { SqlStoreBase } from '../contract/sqlStoreBase.js';
 import { GroupCommit } from './groupCommit.js';
 import { storeCalls } from './sqliteFailures.js';
+import { prepareDatabaseFile } from './sqliteFile.js';
 import { noWait, type NoWait } from './sqliteNoWait.js';
 import { checkWrites } from './sqliteWriteHealth.js';
+import { IncompatibleStoreError } from '../contract/incompatibleStore.js';
 import { liveServers, registerInstance, unregisterInstance, type InstanceRow } from './sqliteInstances.js';
 import { sqliteLeaseHolder, sqliteLeases } from './sqliteLeases.js';
 import { listSql, type ListSql } from './sqliteListSql.js';
@@ -53,8 +53,13 @@ export { ENQUEUE_SQL } from './sqliteStatements.js';
 import { SQLITE_MIGRATIONS, migrateSqlite, schemaVersion, type MigrationResult } from './migrations.js';
 
 export interface SqliteStoreOptions {
-  /** Database file; its directory is created if missing. ':memory:' for a private in-memory database. */
+  /**
+   * Database file; created if missing (mode 0600, its directory 0700: sqliteFile.ts). ':memory:'
+   * for a private in-memory database.
+   */
   path: string;
+  /** false: a missing file is refused (MissingDatabaseError) instead of created (`a2a db`). Default true. */
+  create?: boolean;
   /** NORMAL (default) survives kill -9; FULL also survives power loss, at one fsync per write. */
   synchronous?: 'NORMAL' | 'FULL';
   /** How long a write waits for another process's lock before failing (default 5000 ms). */
@@ -101,7 +106,7 @@ export class SqliteTaskStore extends SqlStoreBase implements TaskStore, ActiveTa
 
   constructor(options: SqliteStoreOptions) {
     super();
-    if (options.path !== ':memory:' && options.path !== '') mkdirSync(dirname(options.path), { recursive: true });
+    prepareDatabaseFile(options.path, options.create !== false);
     this.db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
     try {
       this.db.pragma('journal_mode = WAL');
@@ -320,7 +325,7 @@ function refuseOutdated(db: Db): MigrationResult {
   const current = schemaVersion(db);
   const latest = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]?.version ?? 0;
   if (current !== latest) {
-    throw new Error(`database schema is at version ${current}, this a2a-kit needs ${latest}: run "a2a db migrate"`);
+    throw new IncompatibleStoreError(`database schema is at version ${current}, this a2a-kit needs ${latest}: run "a2a db migrate"`);
   }
   return { from: current, to: current, applied: [] };
 }
