@@ -1,14 +1,18 @@
 /**
  * The shapes of the agent's answers, checked before a caller sees them: every unary result
  * (checkResponse, for every transport, a 0.3 answer after its translation) and every stream
- * event of the HTTP transports (checkEvent, JSON-08). What is checked is what a caller or the
- * TaskAssembler reads without looking twice: a Task has an id and a status with a TaskState
- * name, a Message an id and parts, a list a list. Not the proto-driven decoder
- * (src/protocol/decode.ts), which stays out of the client bundle; REQUIRED is read as a
+ * event (checkEvent, JSON-08: the HTTP transports, gRPC, a 0.3 event after its translation).
+ * What is checked is what a caller, the TaskAssembler or the CLI reads without looking twice: a
+ * Task has an id and a status with a TaskState of 1.0 and, if any, a status message that is a
+ * Message; a Message an id, a role and parts; an Artifact an id and parts; a Part exactly one
+ * content member of its type; a list a list. Not metadata or `data` values, nor the optional
+ * strings that are only printed, so that the check stays cheap per event; not the proto-driven
+ * decoder (src/protocol/decode.ts), which stays out of the client bundle. REQUIRED is read as a
  * ProtoJSON writer allows (an empty page token or list of configs may be left out).
  * Anything else is a local A2AClientError INVALID_RESPONSE.
  */
-import type { OperationResponses, StreamResponse, UnaryOperationName } from '../protocol/types.js';
+import type { OperationResponses, StreamResponse, TaskState, UnaryOperationName } from '../protocol/types.js';
+import { isFinalForNow } from '../protocol/taskStates.js';
 import { A2AClientError } from './errors.js';
 import { isObject } from './http.js';
 
@@ -29,10 +33,31 @@ const oneOf =
     return set.length === 1 && (members[set[0] as string] as Check)((v as Record<string, unknown>)[set[0] as string]);
   };
 
-/** A TaskState name; UNSPECIFIED included (a 0.3 `unknown` state reads as it). */
-const status: Check = (v) => isObject(v) && /^TASK_STATE_[A-Z_]+$/.test(String(v.state));
-const message: Check = (v) => isObject(v) && isId(v.messageId) && typeof v.role === 'string' && Array.isArray(v.parts);
-const artifact: Check = (v) => isObject(v) && Array.isArray(v.parts);
+/**
+ * The TaskState names of A2A 1.0; UNSPECIFIED included (a 0.3 `unknown` state reads as it). A
+ * name outside them is refused, not passed on: the client asked for 1.0 (A2A-Version), and a
+ * state it does not know it cannot tell terminal or not (a stream would never settle on it).
+ */
+const knownState = (v: unknown): boolean =>
+  v === 'TASK_STATE_UNSPECIFIED' || v === 'TASK_STATE_SUBMITTED' || v === 'TASK_STATE_WORKING' || isFinalForNow(v as TaskState);
+/**
+ * A Part: an object with exactly one content member, of its type (text, raw as base64, url:
+ * strings; data: any JSON value, not looked into).
+ */
+const part: Check = (v) => {
+  if (!isObject(v)) return false;
+  let set = v.data === undefined ? 0 : 1;
+  for (const content of [v.text, v.raw, v.url]) {
+    if (content == null) continue;
+    if (typeof content !== 'string') return false;
+    set++;
+  }
+  return set === 1;
+};
+const parts = listOf(part);
+const message: Check = (v) => isObject(v) && isId(v.messageId) && typeof v.role === 'string' && parts(v.parts);
+const status: Check = (v) => isObject(v) && knownState(v.state) && (v.message === undefined || message(v.message));
+const artifact: Check = (v) => isObject(v) && isId(v.artifactId) && parts(v.parts);
 const task: Check = (v) =>
   isObject(v) && isId(v.id) && optString(v.contextId) && status(v.status) && listOf(artifact, true)(v.artifacts) && listOf(message, true)(v.history);
 const update = (member: string, check: Check): Check => (v) => isObject(v) && isId(v.taskId) && check(v[member]);

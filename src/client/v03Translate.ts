@@ -18,6 +18,7 @@ import type { AgentCard, AgentInterface, OperationResponses, UnaryOperationName 
 import { readAgentCard } from './cardResolver.js';
 import { A2AClientError, notSent, type A2AClientErrorCode } from './errors.js';
 import { streamItems } from './http.js';
+import { checkEvent } from './responses.js';
 import type { SseEvent, SseParserOptions } from './sse.js';
 import type { StreamItem, TransportCall, TransportContext } from './transport.js';
 
@@ -96,11 +97,12 @@ export async function v03Result<K extends UnaryOperationName>(method: V03UnaryMe
 }
 
 /**
- * One 0.3 stream event (JSON-RPC dialect) as the 1.0 event, and whether the 0.3 stream ends
- * with it (`final`, or a message): what every 0.3 transport's stream reads.
+ * One 0.3 stream event (JSON-RPC dialect) as the 1.0 event, checked as a 1.0 one is (JSON-08),
+ * and whether the 0.3 stream ends with it (`final`, or a message): what every 0.3 transport's
+ * stream reads.
  */
 export function v03Event(event: unknown): { event: StreamItem['event']; final: boolean } {
-  return { event: translated(() => streamEventToV10(event)), final: isFinalV03Event(event) };
+  return { event: checkEvent(translated(() => streamEventToV10(event))), final: isFinalV03Event(event) };
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { Client, Metadata, status as grpcStatus, credentials as grpcCredentials, type ChannelCredentials, type ChannelOptions, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
 import { A2AClientError } from '../../client/errors.js';
-import { checkResponse } from '../../client/responses.js';
+import { checkEvent, checkResponse } from '../../client/responses.js';
 import { Deadline } from '../../client/signals.js';
 import type { StreamItem, Transport, TransportCall, TransportFactory } from '../../client/transport.js';
 import { InvalidParamsError } from '../../protocol/errors.js';
@@ -230,7 +230,8 @@ class GrpcTransport implements Transport {
     return (async function* () {
       let index = 0;
       for await (const bytes of messages) {
-        const event = decodeResponse<StreamResponse>(method.output, bytes);
+        // JSON-08: each event checked as the HTTP transports check theirs.
+        const event = checkEvent(decodeResponse<unknown>(method.output, bytes));
         yield firstId === undefined ? { event } : { event, id: String(firstId + index) };
         index++;
       }
