@@ -87,6 +87,8 @@ export interface Cli {
   err(text: string): void;
   /** One JSON document (or event) on a line of stdout. */
   jsonLine(value: unknown): void;
+  /** That line, not written. */
+  jsonText(value: unknown): string;
   /** Run at the end (closing gRPC channels, …). */
   readonly closers: (() => void)[];
   /** --extension, and the extensions the agent activated (shown by runCommand and jsonLine). */
@@ -97,6 +99,7 @@ export function createCli(name: string, flags: { json?: boolean | undefined; ver
   const extensions = new ActivatedExtensions(extensionsOf(flags.extension));
   const env = process.env;
   const out = (text: string) => void process.stdout.write(text);
+  const jsonText = (value: unknown) => `${JSON.stringify(extensions.decorate(value))}\n`;
   return {
     name,
     json: flags.json === true,
@@ -107,7 +110,8 @@ export function createCli(name: string, flags: { json?: boolean | undefined; ver
     env,
     out,
     err: (text) => void process.stderr.write(text),
-    jsonLine: (value) => out(`${JSON.stringify(extensions.decorate(value))}\n`),
+    jsonLine: (value) => out(jsonText(value)),
+    jsonText,
     closers: [],
     extensions,
   };
@@ -122,10 +126,14 @@ export async function runCommand(cli: Cli, body: () => Promise<number>): Promise
     return await body();
   } catch (error) {
     if (error instanceof UsageError) throw error; // main reports it, with the way to the help
+    // Everything is rendered before anything is written: should rendering fail, main reports
+    // that instead, and --json still prints one {"error": …} document, not two.
     const report = reportOf(error);
-    if (cli.json) cli.jsonLine({ error: report });
+    const document = cli.json ? cli.jsonText({ error: report }) : '';
     const label = report.notSent ? 'refused by the client, nothing sent' : report.type === 'protocol' ? 'the agent answered' : report.type === 'client' ? 'client error' : 'error';
-    cli.err(`${cli.errStyle.red(`a2a ${cli.name}:`)} ${label}: ${errorText(report)}\n`);
+    const text = `${cli.errStyle.red(`a2a ${cli.name}:`)} ${label}: ${errorText(report)}\n`;
+    if (document) cli.out(document);
+    cli.err(text);
     if (report.type === 'internal' && cli.verbose && error instanceof Error && error.stack) cli.err(`${redactUserinfo(error.stack)}\n`);
     return report.exitCode;
   } finally {

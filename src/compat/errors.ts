@@ -6,8 +6,8 @@
  * 1.0 array of `@type`d details: we send `{reason, metadata?, fieldViolations?}` there, which
  * lets our own client restore the exact error, and read both forms back.
  */
-import type { A2AError, A2AErrorReason, FieldViolation } from '../protocol/errors.js';
-import { ERROR_REASONS, errorFromDetails, isKnownReason, reasonForJsonRpcCode } from '../protocol/errorReasons.js';
+import type { A2AError, A2AErrorReason } from '../protocol/errors.js';
+import { ERROR_REASONS, errorFromDetails, isKnownReason, readFieldViolations, reasonForJsonRpcCode } from '../protocol/errorReasons.js';
 import { ERROR_TABLE } from '../protocol/errorTable.js';
 import { isObj } from './read.js';
 import type { V03JsonRpcError } from './v03Types.js';
@@ -34,13 +34,6 @@ function stringMap(value: unknown): Record<string, string> | undefined {
   return out;
 }
 
-function violations(value: unknown): FieldViolation[] | undefined {
-  if (!Array.isArray(value)) return undefined;
-  return value
-    .filter((v): v is { field: string; description: string } => isObj(v) && typeof v.field === 'string' && typeof v.description === 'string')
-    .map((v) => ({ field: v.field, description: v.description }));
-}
-
 /**
  * Client side: a 0.3 JSON-RPC error object (or 0.3 REST error body) as a typed error. The code
  * picks the class (unknown codes → InternalError); a `reason` in `data` (ours) refines it; a
@@ -55,7 +48,7 @@ export function errorFromV03(input: unknown): A2AError {
   const data = isObj(error.data) ? error.data : {};
   if (typeof data.reason === 'string' && isKnownReason(data.reason) && ERROR_REASONS[data.reason].jsonRpcCode === code) reason = data.reason;
   const metadata = stringMap(data.metadata);
-  const fieldViolations = violations(data.fieldViolations);
+  const fieldViolations = readFieldViolations(data.fieldViolations);
   return ERROR_REASONS[reason].create(message, {
     ...(metadata && Object.keys(metadata).length > 0 ? { metadata } : {}),
     ...(fieldViolations && fieldViolations.length > 0 ? { fieldViolations } : {}),

@@ -17,6 +17,7 @@ import {
   VersionNotSupportedError,
   type A2AErrorOptions,
   type A2AErrorReason,
+  type FieldViolation,
 } from './errors.js';
 
 /**
@@ -66,6 +67,20 @@ export function isKnownReason(reason: string): reason is A2AErrorReason {
   return Object.prototype.hasOwnProperty.call(ERROR_REASONS, reason);
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * BadRequest `fieldViolations` as received: the objects among them (anything else dropped),
+ * with `field` and `description` as strings ('' when absent, as ProtoJSON leaves empty ones out).
+ */
+export function readFieldViolations(value: unknown): FieldViolation[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+  return value.filter(isRecord).map((v) => ({ field: text(v.field), description: text(v.description) }));
+}
+
 /** Rebuilds a typed error from a reason, message and the wire details (client side). */
 export function errorFromDetails(
   fallback: A2AErrorReason,
@@ -74,17 +89,16 @@ export function errorFromDetails(
 ): A2AError {
   let reason = fallback;
   let metadata: Record<string, string> | undefined;
-  let fieldViolations: { field: string; description: string }[] | undefined;
+  let fieldViolations: FieldViolation[] | undefined;
   if (Array.isArray(details)) {
-    for (const d of details) {
-      if (typeof d !== 'object' || d === null) continue;
-      const detail = d as Record<string, unknown>;
+    for (const detail of details) {
+      if (!isRecord(detail)) continue;
       const type = detail['@type'];
       if (type === 'type.googleapis.com/google.rpc.ErrorInfo' && typeof detail.reason === 'string') {
         if (isKnownReason(detail.reason)) reason = detail.reason;
-        if (typeof detail.metadata === 'object' && detail.metadata !== null) metadata = detail.metadata as Record<string, string>;
-      } else if (type === 'type.googleapis.com/google.rpc.BadRequest' && Array.isArray(detail.fieldViolations)) {
-        fieldViolations = detail.fieldViolations as { field: string; description: string }[];
+        if (isRecord(detail.metadata)) metadata = detail.metadata as Record<string, string>;
+      } else if (type === 'type.googleapis.com/google.rpc.BadRequest') {
+        fieldViolations = readFieldViolations(detail.fieldViolations) ?? fieldViolations;
       }
     }
   }

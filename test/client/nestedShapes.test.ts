@@ -3,13 +3,15 @@
  * Message, every part of a message or artifact an object with exactly one content member of its
  * type, a state a TaskState of A2A 1.0 — so a malformed answer is INVALID_RESPONSE (the CLI:
  * exit 4, one JSON document) instead of a TypeError deep in the caller or the CLI (`a2a get`
- * printed "parts is not iterable", exit 1). A fake JSON-RPC agent (1.0 and 0.3) on loopback.
+ * printed "parts is not iterable", exit 1). Error details are read as leniently as before, but
+ * a field violation that is not an object is dropped (`a2a get --json` printed two documents).
+ * A fake JSON-RPC agent (1.0 and 0.3) on loopback.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { A2AClientError, createClient, type AgentCard, type StreamResponse } from '../../src/client/index.js';
+import { A2AClientError, A2AError, createClient, type AgentCard, type StreamResponse } from '../../src/client/index.js';
 import { runToExit } from '../cli/cliHelpers.js';
 
 const status = { state: 'TASK_STATE_COMPLETED' };
@@ -123,6 +125,37 @@ describe('JSON-08 nested shapes of a Task', () => {
     assert.equal(lines.length, 1, json.stdout);
     const report = JSON.parse(lines[0] as string) as { error: { type: string; code: string } };
     assert.deepEqual([report.error.type, report.error.code], ['client', 'INVALID_RESPONSE']);
+  });
+});
+
+describe('JSON-08 error details as received', () => {
+  const badRequest = (fieldViolations: unknown) => ({
+    code: -32602,
+    message: 'bad',
+    data: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations }, { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INVALID_PARAMS', metadata: { ok: 'yes' } }],
+  });
+
+  test('field violations that are not objects are dropped, absent strings read as empty', async () => {
+    answer = { error: badRequest([null, 5, 'x', { field: 'id', description: 'must be set' }, { field: 'name' }]) };
+    const client = await createClient(url, { retry: false });
+    const error = await client.getTask({ id: 't1' }).then(
+      () => assert.fail('resolved'),
+      (e: unknown) => e,
+    );
+    assert.ok(A2AError.is(error) && error.reason === 'INVALID_PARAMS', String(error));
+    assert.deepEqual(error.fieldViolations, [
+      { field: 'id', description: 'must be set' },
+      { field: 'name', description: '' },
+    ]);
+  });
+
+  test('the CLI prints one JSON document for it (exit 3)', async () => {
+    answer = { error: badRequest([null, 5]) };
+    const r = await runToExit(['get', url, 't1', '--json']);
+    assert.equal(r.code, 3, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines.length, 1, r.stdout);
+    assert.equal((JSON.parse(lines[0] as string) as { error: { type: string } }).error.type, 'protocol');
   });
 });
 
