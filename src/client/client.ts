@@ -29,6 +29,7 @@ import { checkResponse } from './responses.js';
 import { restTransport } from './restTransport.js';
 import { retryDelay, type RetryOptions } from './retry.js';
 import { Deadline, sleep } from './signals.js';
+import { oneTaskCheck } from './streamTask.js';
 import { resumableStream, waitForTask, type ResumeOptions, type WaitOptions } from './streams.js';
 import { selectInterface, type FetchLike, type StreamItem, type Transport, type TransportFactory } from './transport.js';
 
@@ -315,14 +316,16 @@ export class A2AClient {
     });
   }
 
-  /** Passes the events through, then tells the interceptors how the stream ended (also when the reader stopped early). */
+  /** Passes the events through (each about the stream's task, STREAM-09), then tells the interceptors how the stream ended (also when the reader stopped early). */
   private async *observe(call: ClientCall, items: AsyncIterable<StreamItem>, deadline: Deadline): AsyncGenerator<StreamItem> {
     let result: CallResult | undefined;
     let last: StreamResponse | undefined;
+    const sameTask = oneTaskCheck(call);
     try {
       for await (const item of items) {
         // Aborted: the events already read and buffered are not handed out any more.
         deadline.check();
+        sameTask(item.event);
         last = item.event;
         yield item;
       }

@@ -5,7 +5,8 @@
  * exit 4, one JSON document) instead of a TypeError deep in the caller or the CLI (`a2a get`
  * printed "parts is not iterable", exit 1). Error details are read as leniently as before, but
  * a field violation that is not an object is dropped (`a2a get --json` printed two documents).
- * A fake JSON-RPC agent (1.0 and 0.3) on loopback.
+ * STREAM-09: a stream event about another task is INVALID_RESPONSE (a COMPLETED update for
+ * task OTHER ended the stream of t1 as completed). A fake JSON-RPC agent (1.0 and 0.3) on loopback.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -172,5 +173,37 @@ describe('JSON-08 stream events are checked as deep', () => {
     await assert.rejects(drain(client.streamText('x')), invalidResponse);
     answer = { events: [{ kind: 'status-update', taskId: 't1', contextId: 'c1', status: { state: 'completed', message: { kind: 'message', messageId: 'm', role: 'agent', parts: [{ kind: 'text', text: 5 }] } }, final: true }] };
     await assert.rejects(drain(client.streamText('x')), invalidResponse);
+  });
+});
+
+describe('STREAM-09 events about another task', () => {
+  const working = { task: { ...task, status: { state: 'TASK_STATE_WORKING' } } };
+  const other = { statusUpdate: { taskId: 'OTHER', contextId: 'c1', status: { state: 'TASK_STATE_COMPLETED' } } };
+
+  test('an update for task OTHER on the stream of t1 is INVALID_RESPONSE, not the end of t1', async () => {
+    answer = { events: [working, other] };
+    const client = await createClient(url);
+    const seen: StreamResponse[] = [];
+    await assert.rejects(
+      (async () => {
+        for await (const event of client.streamText('x')) seen.push(event);
+      })(),
+      invalidResponse,
+    );
+    assert.deepEqual(seen, [working]);
+  });
+
+  test('SubscribeToTask t1 answered with task OTHER; a follow-up message to t1 answered about OTHER', async () => {
+    answer = { events: [{ task: { ...task, id: 'OTHER' } }] };
+    const client = await createClient(url);
+    await assert.rejects(drain(client.subscribeToTask({ id: 't1' })), invalidResponse);
+    await assert.rejects(drain(client.streamText('more', { taskId: 't1' })), invalidResponse);
+  });
+
+  test('the CLI: a2a stream exits 4 INVALID_RESPONSE', async () => {
+    answer = { events: [working, other] };
+    const r = await runToExit(['stream', url, 'hi']);
+    assert.equal(r.code, 4, r.stdout + r.stderr);
+    assert.match(r.stderr, /client error: INVALID_RESPONSE: The agent sent an event of task "OTHER" on the stream of task "t1"/);
   });
 });

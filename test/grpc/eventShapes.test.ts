@@ -4,7 +4,7 @@
  * `0a 00` (a StreamResponse holding an empty Task) made createGrpcClient yield {"task":{"id":""}},
  * createClient(...).streamText throw a TypeError from the TaskAssembler, and `a2a stream` exit 1
  * with "Cannot read properties of undefined (reading 'state')"; now each is INVALID_RESPONSE
- * (the CLI: exit 4).
+ * (the CLI: exit 4). STREAM-09: createGrpcClient's streams refuse an event about another task.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server as HttpServer } from 'node:http';
@@ -130,5 +130,26 @@ describe('JSON-08 gRPC stream events are shape-checked', () => {
       json.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { error: { code: string } }).error.code),
       ['INVALID_RESPONSE'],
     );
+  });
+});
+
+describe('STREAM-09 gRPC: an event about another task', () => {
+  test('createGrpcClient: INVALID_RESPONSE after the events of the stream’s own task', async () => {
+    const client = createGrpcClient(address);
+    try {
+      messages = [event(WORKING), event({ statusUpdate: { ...COMPLETED.statusUpdate, taskId: 'OTHER' } })];
+      const seen: StreamResponse[] = [];
+      await assert.rejects(
+        (async () => {
+          for await (const e of client.sendStreamingMessage(request)) seen.push(e);
+        })(),
+        invalidResponse,
+      );
+      assert.deepEqual(seen, [WORKING]);
+      messages = [event(WORKING)];
+      await assert.rejects(drain(client.subscribeToTask({ id: 'OTHER' })), invalidResponse);
+    } finally {
+      client.close();
+    }
   });
 });

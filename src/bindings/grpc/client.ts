@@ -8,6 +8,7 @@
 import { Client, Metadata, status as grpcStatus, credentials as grpcCredentials, type ChannelCredentials, type ChannelOptions, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
 import { A2AClientError } from '../../client/errors.js';
 import { checkEvent, checkResponse } from '../../client/responses.js';
+import { oneTaskCheck } from '../../client/streamTask.js';
 import { Deadline } from '../../client/signals.js';
 import type { StreamItem, Transport, TransportCall, TransportFactory } from '../../client/transport.js';
 import { InvalidParamsError } from '../../protocol/errors.js';
@@ -351,7 +352,11 @@ export function createGrpcClient(address: string, options: GrpcClientOptions = {
           const items = await transport.stream(call);
           deadline.stopTimer();
           opts.onActivatedExtensions?.(call.activatedExtensions ?? []);
-          for await (const item of items) yield item.event;
+          const sameTask = oneTaskCheck(call);
+          for await (const item of items) {
+            sameTask(item.event);
+            yield item.event;
+          }
         } catch (error) {
           throw deadline.wrap(error);
         } finally {
