@@ -12,7 +12,7 @@ import { defaultBindings, GRPC_BINDING } from './defaultBinding.js';
 import { CliError, EXIT, errorText, reportOf } from './errors.js';
 import { ActivatedExtensions, EXTENSION_HELP, extensionsOf } from './extensions.js';
 import { colorsWanted, createStyle, type Style } from './render/style.js';
-import { redactUserinfo, typedUrl } from './redact.js';
+import { redactUrls, typedUrl } from './redact.js';
 import { UsageError } from './usage.js';
 import { wireLog } from './wireLog.js';
 
@@ -134,7 +134,7 @@ export async function runCommand(cli: Cli, body: () => Promise<number>): Promise
     const text = `${cli.errStyle.red(`a2a ${cli.name}:`)} ${label}: ${errorText(report)}\n`;
     if (document) cli.out(document);
     cli.err(text);
-    if (report.type === 'internal' && cli.verbose && error instanceof Error && error.stack) cli.err(`${redactUserinfo(error.stack)}\n`);
+    if (report.type === 'internal' && cli.verbose && error instanceof Error && error.stack) cli.err(`${redactUrls(error.stack)}\n`);
     return report.exitCode;
   } finally {
     if (!cli.json) cli.out(cli.extensions.line(cli.style));
@@ -201,7 +201,7 @@ export function httpUrl(value: string, name: string, credentialsHint = ''): stri
     throw new UsageError(`${name} must be an absolute http(s) URL, got "${shown}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${name} must be http(s), got "${shown}"`);
-  if (url.username || url.password) throw new UsageError(`${name} must not contain a user name or password, got "${redactUserinfo(url.href)}"${credentialsHint}`);
+  if (url.username || url.password) throw new UsageError(`${name} must not contain a user name or password, got "${redactUrls(url.href)}"${credentialsHint}`);
   return url.href;
 }
 

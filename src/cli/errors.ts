@@ -14,7 +14,7 @@ import { A2AClientError, responseInfo, wasNotSent } from '../client/errors.js';
 import { A2AError } from '../protocol/errors.js';
 import type { Task } from '../protocol/types.js';
 import { grpcCodeName, grpcCodeOf } from './grpcStatus.js';
-import { redactUserinfo } from './redact.js';
+import { redactUrls } from './redact.js';
 import { tlsFailureText } from './tlsFailure.js';
 import { UsageError } from './usage.js';
 
@@ -95,7 +95,7 @@ const EMPTY_GRPC_NOTE = /\.?\s*Resolution note:\s*$/;
 /** The report of `error`, with no URL in its message showing a user name or password (R23). */
 export function reportOf(error: unknown): ErrorReport {
   const report = reportWithUrls(error);
-  report.message = redactUserinfo(report.message);
+  report.message = redactUrls(report.message);
   return report;
 }
 

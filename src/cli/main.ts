@@ -1,6 +1,6 @@
 /** The `a2a` command line. Commands are loaded on use, so calling an agent never loads the server. */
 import { isUsageError, reportOf } from './errors.js';
-import { redactUserinfo } from './redact.js';
+import { redactUrls } from './redact.js';
 import { stdoutClosed } from './stdoutClosed.js';
 import { UsageError } from './usage.js';
 import { usageText } from './usageText.js';
@@ -125,7 +125,7 @@ async function main(argv: string[]): Promise<number> {
 function reportFailure(prefix: string, { error, args }: { error: unknown; args: string[] }): number {
   const usage = isUsageError(error);
   const report = reportOf(error);
-  if (usage) report.message = redactUserinfo(usageText(error));
+  if (usage) report.message = redactUrls(usageText(error));
   if (wantsJson(args)) process.stdout.write(`${JSON.stringify({ error: report })}\n`);
   process.stderr.write(`${prefix}: ${report.message}\n`);
   if (usage) process.stderr.write(`see ${prefix} --help\n`);

@@ -1,8 +1,11 @@
 /**
- * URLs carrying a user name or password (`http://alice:hunter2@host/`): the CLI refuses them as
- * `<url>`, but a card's interface URL can still hold one, and error messages and --verbose lines
- * repeat URLs. Every such text goes through here first (R23).
+ * URLs carrying a user name or password (`http://alice:hunter2@host/`) or a credential in the
+ * query (`?access_token=…`, `?password=…`): the CLI refuses userinfo in `<url>`, but a card's
+ * interface URL can still hold one, a webhook URL or a `--store` URL often does, and error
+ * messages and --verbose lines repeat URLs. Every such text goes through here first (R23).
  */
+import { maskSecretParams } from '../net/secretParams.js';
+
 
 /** scheme://userinfo@ — the userinfo runs to the authority's last `@` (no `/`, `?`, `#`, space or quote before it). */
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#"'<>\\]*)@/gi;
@@ -19,14 +22,22 @@ export function redactUserinfo(text: string): string {
   });
 }
 
+/**
+ * `text` with every URL in it redacted: its userinfo as redactUserinfo masks it, and the values
+ * of its query parameters named like a credential as `***` (../net/secretParams.ts).
+ */
+export function redactUrls(text: string): string {
+  return maskSecretParams(redactUserinfo(text));
+}
+
 /** scheme:// then the authority up to its last `@` (any character but `/`, `?`, `#`): one URL as typed. */
 const TYPED_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i;
 
 /**
- * One URL as the user typed it, for an error message: its userinfo masked even when the URL does
- * not parse and the password holds a space or a quote (which `redactUserinfo`, reading free
- * text, cannot tell from the text around a URL).
+ * One URL as the user typed it, for an error message: redacted as redactUrls does, its userinfo
+ * masked even when the URL does not parse and the password holds a space or a quote (which
+ * `redactUserinfo`, reading free text, cannot tell from the text around a URL).
  */
 export function typedUrl(value: string): string {
-  return redactUserinfo(value.replace(TYPED_USERINFO, (_match, scheme: string, userinfo: string) => `${scheme}${userinfo.includes(':') ? `${userinfo.slice(0, userinfo.indexOf(':'))}:***` : '***'}@`));
+  return redactUrls(value.replace(TYPED_USERINFO, (_match, scheme: string, userinfo: string) => `${scheme}${userinfo.includes(':') ? `${userinfo.slice(0, userinfo.indexOf(':'))}:***` : '***'}@`));
 }

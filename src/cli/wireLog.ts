@@ -12,6 +12,7 @@ import type { FetchLike } from '../client/transport.js';
 import type { Interceptor } from '../client/interceptors.js';
 import { responseInfo } from '../client/errors.js';
 import type { AgentCard } from '../protocol/types.js';
+import { isSecretName, maskSecretParams } from '../net/secretParams.js';
 import { redactUserinfo } from './redact.js';
 import type { Style } from './render/style.js';
 
@@ -45,7 +46,7 @@ class Masker {
   }
 
   isSecret(name: string): boolean {
-    return SECRET.test(name) || this.names.has(name.toLowerCase());
+    return isSecretName(name) || this.names.has(name.toLowerCase());
   }
 
   header(name: string, value: string): string {
@@ -54,19 +55,13 @@ class Masker {
     return scheme && /^(bearer|basic)$/i.test(scheme) ? `${scheme} ***` : '***';
   }
 
-  url(input: string): string {
-    try {
-      const url = new URL(input);
-      for (const [name] of url.searchParams) if (this.isSecret(name)) url.searchParams.set(name, '***');
-      return url.href;
-    } catch {
-      return input;
-    }
-  }
-
-  /** Any text about to be logged, without the known credential values nor the user names and passwords of URLs. */
+  /**
+   * Any text about to be logged, without the known credential values, the user names and
+   * passwords of URLs, nor the values of their query parameters named like a credential (a
+   * webhook's `?access_token=` in a push config body, an API key sent in the query).
+   */
   text(line: string): string {
-    let out = redactUserinfo(line);
+    let out = maskSecretParams(redactUserinfo(line), (name) => this.isSecret(name));
     for (const value of this.values) {
       out = out.split(value).join('***').split(encodeURIComponent(value)).join('***');
     }
@@ -74,7 +69,6 @@ class Masker {
   }
 }
 
-const SECRET = /authorization|cookie|token|secret|key|password/i;
 /** Headers every request carries that say nothing interesting. */
 const BORING = new Set(['accept', 'content-length']);
 const HTTP_BINDINGS = new Set(['JSONRPC', 'HTTP+JSON']);
@@ -131,7 +125,7 @@ export function wireLog(options: WireLogOptions): { interceptor: Interceptor; fe
 
   const fetch: FetchLike = async (input, init) => {
     const method = init.method ?? 'GET';
-    line('>', `${style.bold(method)} ${masker.url(input)}`);
+    line('>', `${style.bold(method)} ${input}`);
     new Headers(init.headers).forEach((value, name) => {
       if (!BORING.has(name)) line('>', style.dim(`${name}: ${masker.header(name, value)}`));
     });
@@ -141,7 +135,7 @@ export function wireLog(options: WireLogOptions): { interceptor: Interceptor; fe
     try {
       res = await globalThis.fetch(input, init);
     } catch (error) {
-      line('<', style.red(`${method} ${masker.url(input)} failed: ${causeOf(error)}`));
+      line('<', style.red(`${method} ${input} failed: ${causeOf(error)}`));
       throw error;
     }
     const type = res.headers.get('content-type') ?? '';

@@ -40,8 +40,9 @@ Options of list:
   --all                       follow nextPageToken to the last page
 
 Human output never shows the token or the credentials (token "set" or "none", credentials
-"***"), nor does --verbose (*** in the bodies it shows, on every binding); --json prints the
-configs as the agent returns them, secrets included.
+"***", a credential in the webhook URL's query as ?access_token=***), nor does --verbose (*** in
+the bodies it shows, on every binding); --json prints the configs as the agent returns them,
+secrets included.
 
 ${CLIENT_OPTIONS_HELP}
 Examples:

@@ -9,6 +9,7 @@ import type { TaskStore } from '../../server/stores/taskStore.js';
 import type { EventBus } from '../../server/eventBus.js';
 import { MemoryTaskStore } from '../../server/stores/memoryStore.js';
 import { recoverInterrupted, type RecoverOptions, type RecoveredTask } from './recovery.js';
+import { MASK, maskSecretParams } from '../../net/secretParams.js';
 
 export const DEFAULT_SQLITE_PATH = '.a2a/tasks.db';
 
@@ -17,7 +18,7 @@ export type StoreSpec = { kind: 'memory' } | { kind: 'sqlite'; path: string } | 
 export interface OpenedStore {
   store: TaskStore;
   spec: StoreSpec;
-  /** Printable description (passwords masked). */
+  /** Printable description (describeStore: password and credential-named query parameters masked). */
   label: string;
   /** Schema migration applied on open (SQL stores). */
   migration?: { from: number; to: number; applied: number[] };
@@ -96,12 +97,17 @@ export function parseStoreSpec(text: string): StoreSpec {
   throw new StoreSpecError(`--store must be memory, sqlite, sqlite:PATH or postgres://…, got "${value}"`);
 }
 
+/**
+ * The store for people (banner, `--json` lines, errors; R23): a PostgreSQL URL's password shows
+ * as `***`, and so do the values of its query parameters named like a credential (`password`,
+ * `sslpassword`, …; ../../net/secretParams.ts), which libpq and `pg` accept as well.
+ */
 export function describeStore(spec: StoreSpec): string {
   if (spec.kind === 'memory') return 'memory';
   if (spec.kind === 'sqlite') return `sqlite:${spec.path}`;
   const url = new URL(spec.url);
-  if (url.password) url.password = '***';
-  return `${url.toString()}${spec.schema ? ` (schema ${spec.schema})` : ''}`;
+  if (url.password) url.password = MASK;
+  return `${maskSecretParams(url.toString())}${spec.schema ? ` (schema ${spec.schema})` : ''}`;
 }
 
 export async function openStore(spec: StoreSpec | string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
