@@ -1,4 +1,11 @@
-/** `a2a serve --tls-cert/--tls-key/--tls-ca`: read and checked before anything listens. */
+/**
+ * `a2a serve --tls-cert/--tls-key/--tls-ca`: read and checked before anything listens, so that
+ * files the listeners cannot serve with are exit 2, never a listener whose every handshake fails:
+ * the certificate and key must make a usable pair (OpenSSL's check, which compares keys of one
+ * type only) whose public keys are the same (an RSA certificate with an EC key, say), and a CA
+ * file must hold at least one certificate.
+ */
+import { X509Certificate, createPublicKey, type KeyObject } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { CliError, EXIT } from './errors.js';
 import { readOptionFile } from './optionFile.js';
@@ -10,7 +17,7 @@ export interface TlsFiles {
   ca?: Buffer[];
 }
 
-/** The listeners' TLS material; undefined without --tls-cert. `clientCas` come from --tls-ca and the auth config. */
+/** The listeners' TLS material; undefined without --tls-cert. `clientCas` come from --tls-ca and the auth config (readCaFile). */
 export function tlsOptions(values: { 'tls-cert'?: string | undefined; 'tls-key'?: string | undefined }, clientCas: Buffer[]): TlsFiles | undefined {
   const certPath = values['tls-cert'];
   const keyPath = values['tls-key'];
@@ -26,5 +33,46 @@ export function tlsOptions(values: { 'tls-cert'?: string | undefined; 'tls-key'?
     const reason = (error as { reason?: unknown }).reason;
     throw new CliError(`--tls-cert/--tls-key: not a usable certificate and key (${typeof reason === 'string' ? reason : (error as Error).message})`, EXIT.USAGE);
   }
+  checkKeyPair(tls);
   return tls;
+}
+
+/**
+ * The public key of the (first) certificate is the private key's. OpenSSL accepts a key of
+ * another type than the certificate's (an EC key with an RSA certificate) and every handshake
+ * then fails, with nothing logged.
+ */
+function checkKeyPair(tls: TlsFiles): void {
+  const fromKey = createPublicKey(tls.key);
+  const fromCert = new X509Certificate(tls.cert).publicKey;
+  if (spki(fromKey).equals(spki(fromCert))) return;
+  throw new CliError(
+    `--tls-cert/--tls-key: the certificate's public key (${fromCert.asymmetricKeyType ?? 'unknown'}) does not match the private key (${fromKey.asymmetricKeyType ?? 'unknown'}): give the key the certificate was issued for`,
+    EXIT.USAGE,
+  );
+}
+
+function spki(key: KeyObject): Buffer {
+  return key.export({ type: 'spki', format: 'der' });
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/**
+ * A file of trusted client CAs (`--tls-ca`, an mtls scheme's `ca`), given as `flag`: PEM holding
+ * at least one certificate, each of which parses. Anything else (a private key, a certificate
+ * request, DER) is exit 2: the listener would otherwise trust no client certificate at all.
+ */
+export function readCaFile(flag: string, path: string): Buffer {
+  const bytes = readOptionFile(flag, path);
+  const blocks = bytes.toString('latin1').match(PEM_CERTIFICATE) ?? [];
+  if (blocks.length === 0) throw new CliError(`${flag} ${path}: no certificate in it (expected PEM, -----BEGIN CERTIFICATE-----)`, EXIT.USAGE);
+  for (const block of blocks) {
+    try {
+      new X509Certificate(block);
+    } catch (error) {
+      throw new CliError(`${flag} ${path}: a certificate in it does not parse (${(error as Error).message})`, EXIT.USAGE);
+    }
+  }
+  return bytes;
 }

@@ -14,7 +14,7 @@ import { quietGrpcBindFailure } from '../grpcLog.js';
 import { listenFailure } from '../listenFailure.js';
 import { readOptionFile } from '../optionFile.js';
 import { withStore } from '../storeFailure.js';
-import { tlsOptions } from '../tlsOptions.js';
+import { readCaFile, tlsOptions } from '../tlsOptions.js';
 import { openStore, parseStoreSpec, type StoreSpec } from '../../stores/contract/openStore.js';
 import { wireStore, type WiredStore } from '../../stores/contract/wireStore.js';
 import { startRetention } from '../../stores/contract/retention.js';
@@ -176,7 +176,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const grpcPort = values['grpc-port'] === undefined ? undefined : /^\d{1,5}$/.test(values['grpc-port']) ? Number(values['grpc-port']) : NaN;
   if (grpcPort !== undefined && !(grpcPort >= 0 && grpcPort <= 65535)) throw new UsageError(`--grpc-port must be 0..65535, got ${values['grpc-port'] || 'an empty value'}`);
   const auth = values['auth-config'] === undefined ? undefined : readAuthConfig(values['auth-config']);
-  const clientCas = [...(values['tls-ca'] ? [readOptionFile('--tls-ca', values['tls-ca'])] : []), ...(auth?.clientCas ?? [])];
+  const clientCas = [...(values['tls-ca'] ? [readCaFile('--tls-ca', values['tls-ca'])] : []), ...(auth?.clientCas ?? [])];
   const tls = tlsOptions(values, clientCas);
   const push = pushOptions(values);
   const leaseTtlMs = intOption(values['lease-ttl-ms'], '--lease-ttl-ms', { min: 100 });
@@ -411,7 +411,7 @@ function readAuthConfig(path: string): { config: AuthConfig; clientCas: Buffer[]
     const { ca, ...settings } = value;
     if (ca !== undefined) {
       if (typeof ca !== 'string') throw new UsageError(`--auth-config ${path}: "${name}.ca" must be a file name`);
-      clientCas.push(readOptionFile(`--auth-config ${path}: "${name}.ca"`, resolve(dirname(path), ca)));
+      clientCas.push(readCaFile(`--auth-config ${path}: "${name}.ca"`, resolve(dirname(path), ca)));
     }
     schemes[name] = settings as SchemeVerifierConfig;
   }
