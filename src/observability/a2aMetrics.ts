@@ -84,6 +84,8 @@ export function metricsRoute(metrics: A2AMetrics, path = DEFAULT_METRICS_PATH): 
   return {
     method: 'GET',
     path,
+    // Not charged to the per-address request rate (R25): a scrape must not fail because a client shares the scraper's address.
+    rateLimited: false,
     handle: () => ({ status: 200, headers: { 'content-type': METRICS_CONTENT_TYPE, 'cache-control': 'no-store' }, body: metrics.text() }),
   };
 }

@@ -1,8 +1,8 @@
 /**
  * Health probes over HTTP (docs/deploy.md, "Health probes"; OPS-HEALTH): `serveAgent` serves
  * GET/HEAD /healthz (liveness) and /readyz (readiness from the task store's check and the drain
- * state) by default, uncached, without credentials, counted against the per-address request
- * rate, at configurable paths or not at all, one pair for a server of tenants. Real servers on
+ * state) by default, uncached, without credentials, not counted against the per-address request
+ * rate (R25), at configurable paths or not at all, one pair for a server of tenants. Real servers on
  * loopback.
  */
 import { after, describe, test } from 'node:test';
@@ -121,15 +121,17 @@ describe('OPS-HEALTH HTTP probes', () => {
     await closed;
   });
 
-  test('the probes count against the per-address request rate (429 with Retry-After past it)', async () => {
+  test('R25 the probes are not counted against the per-address request rate, and answer while another caller from the address has spent it', async () => {
     const s = await start({ handler: { abuseLimits: { requestsPerSecond: 1, requestBurst: 2 } } });
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push(await probe(s.url + (i % 2 ? '/readyz' : '/healthz')));
-    assert.deepEqual(
-      statuses.map((r) => r.status),
-      [200, 200, 429],
-    );
-    assert.ok(statuses[2]?.headers['retry-after']);
+    for (let i = 0; i < 10; i++) statuses.push((await probe(s.url + (i % 2 ? '/readyz' : '/healthz'))).status);
+    assert.deepEqual(statuses, Array(10).fill(200));
+    // The address's budget spent by A2A calls: the probes still answer, the calls do not.
+    const calls = [];
+    for (let i = 0; i < 3; i++) calls.push((await request(s.url + '/a2a/jsonrpc', { body: rpcBody('GetTask', { id: 'nope' }) })).status);
+    assert.equal(calls.at(-1), 429, `calls ${calls.join(',')}`);
+    assert.equal((await probe(s.url + '/healthz')).status, 200);
+    assert.equal((await probe(s.url + '/readyz', 'HEAD')).status, 200);
   });
 
   test('paths are configurable; health: false serves none; a path of the agent is refused', async () => {

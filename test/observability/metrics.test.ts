@@ -151,7 +151,7 @@ test('OBS-02 /metrics is served only when enabled', async (t) => {
   assert.equal((await fetch(`${agent.url}/metrics`)).status, 404);
 });
 
-test('OBS-02 /metrics at its own path counts against the per-address rate limit', async (t) => {
+test('OBS-02 R25 /metrics at its own path is not counted against the per-address rate limit, and answers while the address has spent it', async (t) => {
   const agent = await serveAgent({
     agent: { card: demoCard(), executor: createDemoAgent() },
     port: 0,
@@ -160,9 +160,12 @@ test('OBS-02 /metrics at its own path counts against the per-address rate limit'
   });
   t.after(() => agent.close());
   const statuses: number[] = [];
-  for (let i = 0; i < 4; i++) statuses.push((await fetch(`${agent.url}/internal/metrics`)).status);
-  assert.equal(statuses[0], 200);
-  assert.ok(statuses.includes(429), `statuses ${statuses.join(',')}`);
+  for (let i = 0; i < 6; i++) statuses.push((await fetch(`${agent.url}/internal/metrics`)).status);
+  assert.deepEqual(statuses, Array(6).fill(200));
+  const spent: number[] = [];
+  for (let i = 0; i < 4; i++) spent.push((await fetch(`${agent.url}/a2a/rest/tasks/nope`, { headers: { 'a2a-version': '1.0' } })).status);
+  assert.ok(spent.includes(429), `A2A calls ${spent.join(',')}`);
+  assert.equal((await fetch(`${agent.url}/internal/metrics`)).status, 200);
 });
 
 test('OBS-02 text format: label values escaped, HELP escaped, buckets cumulative', () => {

@@ -5,9 +5,11 @@
  * ("") and for each A2A service on the port, NOT_FOUND for another name; `Watch` sends the
  * current status, then each change (NOT_SERVING as soon as draining starts), SERVICE_UNKNOWN for
  * an unknown name (the call stays open, as the protocol says), and ends at shutdown. Watch streams
- * are capped per connection and in all (healthWatchSlots.ts), and each Check and Watch start
- * counts against the peer address's request rate (`admit`): RESOURCE_EXHAUSTED past either. The
- * store check behind every answer is shared and briefly reused (ServerHealth). The two
+ * are capped per connection and in all (healthWatchSlots.ts): RESOURCE_EXHAUSTED past a cap.
+ * Check and Watch are not counted against the peer address's request rate (R25): behind a load
+ * balancer every client shares one address, and a client spending that budget must not make the
+ * instance look dead. The store check behind every answer is shared and briefly reused
+ * (ServerHealth), so probes cost the store little however many arrive. The two
  * messages are small enough to be coded here with @bufbuild/protobuf's wire reader and writer:
  *   message HealthCheckRequest { string service = 1; }
  *   message HealthCheckResponse { ServingStatus status = 1; }  // UNKNOWN 0, SERVING 1, NOT_SERVING 2, SERVICE_UNKNOWN 3
@@ -34,11 +36,6 @@ export interface HealthServiceOptions {
   services: readonly string[];
   /** Caps on open Watch streams (defaults: 100 per connection, 1,000 in all). */
   watches?: HealthWatchLimits | undefined;
-  /**
-   * Charges each Check and each Watch start to the request budget of the peer (grpc-js's
-   * `getPeer()`), as the A2A calls are; throws (RESOURCE_EXHAUSTED) once it is spent.
-   */
-  admit?: ((peer: string) => void | Promise<void>) | undefined;
 }
 
 export function createHealthService(health: ServerHealth, options: HealthServiceOptions): GrpcService {
@@ -55,8 +52,6 @@ export function createHealthService(health: ServerHealth, options: HealthService
     responseDeserialize: identity,
     originalName: name,
   });
-  /** Charges the call to its peer's request budget; throws RESOURCE_EXHAUSTED past it. */
-  const admit = async (call: { getPeer(): string }): Promise<void> => options.admit?.(call.getPeer());
   const check = (call: ServerUnaryCall<Bytes, Bytes>, callback: sendUnaryData<Bytes>): void => {
     const service = requestedService(call.request);
     if (service === undefined) return callback({ code: grpcStatus.INVALID_ARGUMENT, details: 'Malformed HealthCheckRequest' });
@@ -101,20 +96,7 @@ export function createHealthService(health: ServerHealth, options: HealthService
     call.once('finish', stop);
     void health.readiness().then(send);
   };
-  const implementation: UntypedServiceImplementation = {
-    check(call: ServerUnaryCall<Bytes, Bytes>, callback: sendUnaryData<Bytes>) {
-      admit(call).then(
-        () => check(call, callback),
-        (error: unknown) => callback(toGrpcError(error)),
-      );
-    },
-    watch(call: ServerWritableStream<Bytes, Bytes>) {
-      admit(call).then(
-        () => watch(call),
-        (error: unknown) => call.emit('error', toGrpcError(error)),
-      );
-    },
-  };
+  const implementation: UntypedServiceImplementation = { check, watch };
   return {
     definition: { check: method('Check', false), watch: method('Watch', true) },
     implementation,

@@ -12,7 +12,6 @@ import { createHealthService } from './healthService.js';
 import type { HealthWatchLimits } from './healthWatchSlots.js';
 import type { ServerHealth } from '../../server/serverHealth.js';
 import { createGrpcService, resolver, type HandlerSource } from './server.js';
-import { peerAddress } from './callContext.js';
 import { createGrpc03Service, type Grpc03ServiceOptions } from './v03Service.js';
 
 export interface ServeGrpcOptions extends Grpc03ServiceOptions {
@@ -87,13 +86,8 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
   const services = [createGrpcService(source, options), ...(compat03 ? [createGrpc03Service(source, options)] : [])];
   if (options.health) {
     const names = [GRPC_SERVICE_NAME, ...(compat03 ? [GRPC03_SERVICE_NAME] : [])];
-    const handler = resolver(source);
-    // Probes count against the peer address's request rate, as over HTTP (AbuseLimits.requestFrom).
-    const admit = async (peer: string): Promise<void> => {
-      if (options.ready) await options.ready;
-      handler().abuseLimits?.requestFrom(peerAddress(peer));
-    };
-    services.push(createHealthService(options.health, { services: names, watches: options.healthWatches, admit }));
+    // Probes are not charged to the peer address's request rate, as over HTTP (healthService.ts).
+    services.push(createHealthService(options.health, { services: names, watches: options.healthWatches }));
   }
   for (const service of services) server.addService(service.definition, service.implementation);
   const host = options.host ?? '127.0.0.1';

@@ -4,7 +4,8 @@
  * the A2A bindings keep their paths: a route on one of them is refused at construction. A
  * route's request body is capped by the handler's `maxBodyBytes` (R15) whatever limit the
  * route asks for; with abuse limits, each request to a route counts against its remote
- * address's request rate (R25: 429 with Retry-After past it); and A2A errors it throws (PayloadTooLargeError from `text()`, say) are
+ * address's request rate (R25: 429 with Retry-After past it) unless the route says
+ * `rateLimited: false` (the health probes and /metrics); and A2A errors it throws (PayloadTooLargeError from `text()`, say) are
  * answered in the HTTP+JSON error shape; other errors reach the host (500, onError).
  */
 import { A2AError } from '../../protocol/errors.js';
@@ -18,6 +19,13 @@ export interface HttpRoute {
   /** The exact path, percent-encoded as requested (`/webhooks/a2a`); no query. */
   path: string;
   handle(request: HttpRequest): HttpResponse | Promise<HttpResponse>;
+  /**
+   * Whether a request to the route counts against its remote address's request rate under abuse
+   * limits (default true). false for cheap routes that must answer whatever a client sharing the
+   * address does — the health probes and /metrics: behind a load balancer every client shares
+   * the balancer's address, and a probe refused 429 takes the instance out of rotation.
+   */
+  rateLimited?: boolean;
 }
 
 export type RouteTable = (request: HttpRequest) => Promise<HttpResponse> | undefined;
@@ -56,7 +64,7 @@ export function routeTable(routes: readonly HttpRoute[], limits: RouteLimits): R
 
 async function answer(route: HttpRoute, { request, admit }: { request: HttpRequest; admit: RouteLimits['admit'] }): Promise<HttpResponse> {
   try {
-    admit?.(request);
+    if (route.rateLimited !== false) admit?.(request);
     return await route.handle(request);
   } catch (error) {
     if (!(error instanceof A2AError)) throw error;

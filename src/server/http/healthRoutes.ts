@@ -1,7 +1,8 @@
 /**
  * The HTTP health probes (docs/deploy.md, "Health probes"), as routes beside the agent
- * (extraRoutes.ts, so they are body-capped and count against the per-address request rate like
- * any route): GET or HEAD `/healthz` — liveness, 200 whenever the process answers — and `/readyz`
+ * (extraRoutes.ts, so they are body-capped, but they do not count against the per-address request
+ * rate, R25: a client spending the budget of an address it shares with others — every client
+ * behind a load balancer — must not make the instance look dead): GET or HEAD `/healthz` — liveness, 200 whenever the process answers — and `/readyz`
  * — readiness from ServerHealth: 200, or 503 with Retry-After and the reason (`draining`,
  * `store unreachable`). No credentials are asked for, answers are not cacheable
  * (`Cache-Control: no-store`; the store check itself is shared and briefly reused by
@@ -35,8 +36,8 @@ export function healthRoutes(health: ServerHealth, options: HealthRouteOptions =
 
 function getAndHead(path: string, handle: HttpRoute['handle']): HttpRoute[] {
   return [
-    { method: 'GET', path, handle },
-    { method: 'HEAD', path, handle },
+    { method: 'GET', path, handle, rateLimited: false },
+    { method: 'HEAD', path, handle, rateLimited: false },
   ];
 }
 
