@@ -17,6 +17,7 @@ import { StreamedResponse, type StreamHost } from './streamedResponse.js';
 import { INTERNAL_BODY, ResponseBatch } from './responseBatch.js';
 import { declaredOver, readBody, utf8Text } from './readBody.js';
 import { logError, type ErrorHook } from '../server/errorHook.js';
+import { TrustedProxies } from '../net/trustedProxies.js';
 
 /** What the host shares with its requests: open response streams, and the batch of unary answers. */
 interface Host extends StreamHost {
@@ -33,6 +34,8 @@ interface Exchange {
   expectsContinue: boolean;
   closeAfter: boolean;
   abort?: AbortController;
+  /** The proxies whose X-Forwarded-For is believed (ServeOptions.trustProxy). */
+  proxies: TrustedProxies | undefined;
 }
 
 /** After refusing an oversized body, read and discard at most this much before cutting the connection. */
@@ -64,6 +67,14 @@ export interface ServeOptions {
    * one, or with an untrusted one, are still accepted: the card's requirements decide (401).
    */
   tls?: { cert: string | Buffer; key: string | Buffer; ca?: string | Buffer | Array<string | Buffer> };
+  /**
+   * Addresses and CIDR ranges of the proxies (load balancers) in front: a request whose
+   * connection comes from one of them has as `remoteAddress` the rightmost X-Forwarded-For hop
+   * that is not a trusted proxy (../net/trustedProxies.ts) — the address the per-address abuse
+   * limits, the access log and `onCall` see. Default none: the connection's address, whatever the
+   * headers say. Never list addresses that clients can connect from directly.
+   */
+  trustProxy?: readonly string[];
 }
 
 export interface RunningServer {
@@ -84,6 +95,7 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
   /** Open response streams, ended by close(). */
   const onError = options.onError ?? logError;
   const shared: Host = { streams: new Set(), onError, answers: new ResponseBatch(onError) };
+  const proxies = options.trustProxy?.length ? new TrustedProxies(options.trustProxy) : undefined;
   let closing = false;
   const serverOptions = {
     headersTimeout: options.headersTimeoutMs ?? 10_000,
@@ -112,7 +124,7 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => void respond(req, res, true));
 
   async function respond(req: IncomingMessage, res: ServerResponse, expectsContinue = false): Promise<void> {
-    const exchange: Exchange = { req, res, expectsContinue, closeAfter: false };
+    const exchange: Exchange = { req, res, expectsContinue, closeAfter: false, proxies };
     try {
       const out = await handler.handle(new NodeHttpRequest(exchange));
       if (closing) out.headers = { ...out.headers, connection: 'close' };
@@ -169,6 +181,8 @@ class NodeHttpRequest implements HttpRequest {
   private readonly target: string;
   private readonly queryStart: number;
   private parsedQuery: URLSearchParams | undefined;
+  /** The client address behind trusted proxies, once asked for (null: not yet). */
+  private clientAddress: string | undefined | null = null;
 
   constructor(private readonly exchange: Exchange) {
     const url = exchange.req.url ?? '/';
@@ -192,7 +206,10 @@ class NodeHttpRequest implements HttpRequest {
   }
 
   get remoteAddress(): string | undefined {
-    return this.exchange.req.socket.remoteAddress;
+    const { req, proxies } = this.exchange;
+    if (!proxies) return req.socket.remoteAddress;
+    if (this.clientAddress === null) this.clientAddress = proxies.clientAddress(req.socket.remoteAddress, this.header('x-forwarded-for'));
+    return this.clientAddress;
   }
 
   get peerCertificate(): PeerCertificate | undefined {

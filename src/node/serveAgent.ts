@@ -64,8 +64,8 @@ export interface ServeAgentBaseOptions extends ServeOptions {
   signCard?: CardSigner;
   /**
    * Prometheus metrics at `GET /metrics` (or `path`) on the HTTP listener, off by default
-   * (`a2a serve --metrics`). Unauthenticated, counted against the per-address rate limit: bind
-   * it privately or put it behind your proxy. The registry is `RunningAgent.metrics`.
+   * (`a2a serve --metrics`). Unauthenticated and not counted against the per-address rate limit:
+   * bind it privately or put it behind your proxy. The registry is `RunningAgent.metrics`.
    */
   metrics?: boolean | MetricsOptions;
   /**
@@ -73,7 +73,8 @@ export interface ServeAgentBaseOptions extends ServeOptions {
    * (liveness: 200 whenever the process answers) and `/readyz` (readiness: 200 while the task
    * store answers a `SELECT 1` within `storeTimeoutMs`, default 1000, and the server is not
    * draining; else 503 with the reason), one pair for the whole server (tenants included),
-   * without authentication; with `grpc`, also `grpc.health.v1.Health` on the gRPC port. One
+   * without authentication and not counted against the per-address rate limit; with `grpc`,
+   * also `grpc.health.v1.Health` on the gRPC port. One
    * store check runs at a time and its answer is reused for `checkCacheMs` (default 500). The
    * paths may be changed (`livenessPath`, `readinessPath`); false serves none of them.
    */
@@ -229,6 +230,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
         ...(options.tls ? { tls: options.tls } : {}),
         ...(options.grpc.maxMessageBytes ? { maxMessageBytes: options.grpc.maxMessageBytes } : {}),
         ...(options.grpc.healthWatches ? { healthWatches: options.grpc.healthWatches } : {}),
+        ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
         ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
         onError,
         ready: installing.ready,

@@ -13,6 +13,7 @@ import { authenticateCall } from '../authenticateCall.js';
 import { negotiateVersion, parseLastEventId, requestedExtensions } from '../../protocol/serviceParams.js';
 import type { CallContext } from '../../server/requestHandler.js';
 import { LAST_EVENT_ID_KEY } from './codec.js';
+import type { TrustedProxies } from '../../net/trustedProxies.js';
 
 /** One service parameter; repeated entries are joined with ", " as HTTP joins repeated headers. */
 export function metadataValue(metadata: Metadata, key: string): string | undefined {
@@ -51,6 +52,12 @@ function peerCertificate(call: AuthCall): PeerCertificate | undefined {
   return cert?.raw ? fromNodeCertificate(cert, true) : undefined;
 }
 
+/** What a call context needs of its service: the versions it negotiates, the proxies it trusts. */
+export interface ContextEnv {
+  supported: readonly string[];
+  proxies: TrustedProxies | undefined;
+}
+
 /** What a call context reads from a grpc-js call. */
 interface ContextCall {
   metadata: Metadata;
@@ -78,11 +85,11 @@ export class GrpcCallContext implements CallContext {
   private wasAnswered = false;
 
   constructor(
-    supported: readonly string[],
+    private readonly env: ContextEnv,
     private readonly call: ContextCall,
   ) {
     const metadata = call.metadata;
-    this.protocolVersion = negotiateVersion(metadataValue(metadata, 'a2a-version'), undefined, supported);
+    this.protocolVersion = negotiateVersion(metadataValue(metadata, 'a2a-version'), undefined, env.supported);
     this.requestedExtensions = requestedExtensions(this.protocolVersion, (name) => metadataValue(metadata, name));
     this.lastEventId = parseLastEventId(metadataValue(metadata, LAST_EVENT_ID_KEY));
   }
@@ -109,13 +116,15 @@ export class GrpcCallContext implements CallContext {
     this.controller?.abort();
   }
 
-  // Lazy: only the abuse limits of anonymous callers read it.
+  // Lazy: only the abuse limits of anonymous callers, the access log and onCall read it.
   get remoteAddress(): string {
-    return peerAddress(this.call.getPeer());
+    const peer = peerAddress(this.call.getPeer());
+    const proxies = this.env.proxies;
+    return proxies ? (proxies.clientAddress(peer, metadataValue(this.call.metadata, 'x-forwarded-for')) ?? peer) : peer;
   }
 }
 
-/** The remote address of a grpc-js peer ("ipv4:1.2.3.4:5678" → "1.2.3.4"), the key of its abuse limits. */
+/** The remote address of a grpc-js peer ("ipv4:1.2.3.4:5678" → "1.2.3.4"). */
 export function peerAddress(peer: string): string {
   return peer.replace(/^ipv[46]:/, '').replace(/:\d+$/, '');
 }

@@ -18,7 +18,8 @@ import { PROTOCOL_VERSION, activatedExtensions, extensionsHeaderFor } from '../.
 import type { StreamingOperationName, StreamResponse, UnaryOperationName } from '../../protocol/types.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
 import { GRPC_METHODS, jsonToBinary, requestToJson, type GrpcMethod } from './codec.js';
-import { GrpcCallContext, authenticate } from './callContext.js';
+import { GrpcCallContext, authenticate, type ContextEnv } from './callContext.js';
+import { TrustedProxies } from '../../net/trustedProxies.js';
 import { StreamCall, type GrpcRpcStream } from './streamCall.js';
 import { toGrpcError, type GrpcErrorStatus, type GrpcStatusOverrides } from './errors.js';
 import { isServerFault, logError, type ErrorContext, type ErrorHook } from '../../server/errorHook.js';
@@ -47,6 +48,12 @@ export interface GrpcServiceOptions {
    * anything else (authentication included), and fail if it rejects.
    */
   ready?: Promise<unknown>;
+  /**
+   * Addresses and CIDR ranges of the proxies in front, as ServeOptions.trustProxy over HTTP: a
+   * call from one of them has as `remoteAddress` the rightmost `x-forwarded-for` hop that is
+   * not a trusted proxy (../../net/trustedProxies.ts). Default none: the peer's address.
+   */
+  trustProxy?: readonly string[];
 }
 
 export interface GrpcService {
@@ -135,7 +142,15 @@ export function createServiceOver(source: HandlerSource, spec: GrpcServiceSpec, 
     if (isServerFault(error)) onError(error, context);
     return toGrpcError(toA2AError(error), spec.statusCodes);
   };
-  const env: CallEnv = { handler, supported: spec.supportedVersions, report, streams: new Set(), authenticator: authenticatorSource(source, options.auth), ready: options.ready };
+  const env: CallEnv = {
+    handler,
+    supported: spec.supportedVersions,
+    proxies: options.trustProxy?.length ? new TrustedProxies(options.trustProxy) : undefined,
+    report,
+    streams: new Set(),
+    authenticator: authenticatorSource(source, options.auth),
+    ready: options.ready,
+  };
   options.ready?.then(
     () => (env.ready = undefined),
     () => undefined,
@@ -196,10 +211,9 @@ function noAuthNeeded(handler: A2ARequestHandler): () => undefined {
   return () => undefined;
 }
 
-interface CallEnv {
+interface CallEnv extends ContextEnv {
   handler: () => A2ARequestHandler;
   authenticator: () => Authenticator | undefined;
-  supported: readonly string[];
   /** Reports an internal failure once (and ends the observation of `ctx`'s call) and gives the status the call ends with. */
   report: (error: unknown, context?: ErrorContext, ctx?: CallContext) => GrpcErrorStatus;
   streams: Set<StreamCall>;
@@ -242,7 +256,7 @@ function unaryCall(env: CallEnv, rpc: GrpcRpc) {
       let ctx: GrpcCallContext | undefined;
       try {
         if (env.ready) await env.ready;
-        ctx = new GrpcCallContext(env.supported, call);
+        ctx = new GrpcCallContext(env, call);
         await authenticateRpc(env, rpc, { call, ctx });
         const bytes = await unary({ handler: env.handler(), request: call.request, ctx });
         call.sendMetadata(responseMetadata(env, ctx));
@@ -273,7 +287,7 @@ function streamingCall(env: CallEnv, rpc: GrpcRpc) {
       try {
         if (env.ready) await env.ready;
         // Inside the try: a version that cannot be negotiated is an error status like any other.
-        const ctx = (streamCall.ctx = new GrpcCallContext(env.supported, call));
+        const ctx = (streamCall.ctx = new GrpcCallContext(env, call));
         await authenticateRpc(env, rpc, { call, ctx });
         streamCall.start(await open({ handler: env.handler(), request: call.request, ctx }), responseMetadata(env, ctx));
       } catch (error) {

@@ -15,6 +15,7 @@ import { listenFailure } from '../listenFailure.js';
 import { readOptionFile } from '../optionFile.js';
 import { withStore } from '../storeFailure.js';
 import { readCaFile, tlsOptions } from '../tlsOptions.js';
+import { TrustedProxies } from '../../net/trustedProxies.js';
 import { openStore, parseStoreSpec, type StoreSpec } from '../../stores/contract/openStore.js';
 import { wireStore, type WiredStore } from '../../stores/contract/wireStore.js';
 import { startRetention } from '../../stores/contract/retention.js';
@@ -67,6 +68,11 @@ Options:
   --webhook-secret S  sign deliveries (Standard Webhooks, whsec_…); repeat to rotate keys
                       (default: $A2A_WEBHOOK_SECRETS, comma-separated)
   --rate-limit N      requests per second per caller (principal, else address), burst 2N
+                      (the health probes and /metrics are not counted)
+  --trust-proxy CIDR[,CIDR…]
+                      the load balancers / proxies in front (addresses or CIDR ranges; repeatable):
+                      a request from one has as its address the rightmost X-Forwarded-For hop
+                      that is not one of them (rate limits, access log); default: the connection's
   --max-streams N     streams open at once per caller
   --max-tasks-per-context N
                       new tasks running at once in one context (limits answer 429 /
@@ -141,6 +147,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'push-max-attempts': { type: 'string' },
       'lease-ttl-ms': { type: 'string' },
       'rate-limit': { type: 'string' },
+      'trust-proxy': { type: 'string', multiple: true },
       'max-streams': { type: 'string' },
       'max-tasks-per-context': { type: 'string' },
       'max-history-messages': { type: 'string' },
@@ -181,6 +188,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const push = pushOptions(values);
   const leaseTtlMs = intOption(values['lease-ttl-ms'], '--lease-ttl-ms', { min: 100 });
   const abuseLimits = abuseLimitOptions(values);
+  const trustProxy = trustProxyOption(values['trust-proxy']);
   const taskLimits = taskLimitOptions(values);
   const authRequiredStreamMs = intOption(values['auth-required-stream-ms'], '--auth-required-stream-ms', { min: 0, max: 2_147_483_647 });
   if (!values['sign-key'] && (values['sign-kid'] || values['sign-jku'])) throw new UsageError('--sign-kid and --sign-jku need --sign-key');
@@ -227,6 +235,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       ...(values.metrics ? { metrics: true } : {}),
       ...(values['no-health'] ? { health: false as const } : {}),
       ...(shutdownDelayMs ? { shutdownDelayMs } : {}),
+      ...(trustProxy ? { trustProxy } : {}),
       // One hook for the host, gRPC and the agent: the task's ids and the stack (docs/cli.md).
       onError: (e, context) => console.error(formatError('a2a serve', e, context)),
       handler: {
@@ -331,6 +340,19 @@ function abuseLimitOptions(values: { 'rate-limit'?: string; 'max-streams'?: stri
     ...(streams !== undefined ? { maxStreamsPerCaller: streams } : {}),
     ...(tasks !== undefined ? { maxActiveTasksPerContext: tasks } : {}),
   };
+}
+
+/** --trust-proxy (repeatable, comma-separated): the proxies whose X-Forwarded-For is believed, checked here (exit 2). */
+function trustProxyOption(values: string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  const entries = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  if (entries.length === 0) throw new UsageError('--trust-proxy needs addresses or CIDR ranges, e.g. --trust-proxy 10.0.0.0/8');
+  try {
+    new TrustedProxies(entries);
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/^trustProxy:/, '--trust-proxy:'));
+  }
+  return entries;
 }
 
 /** R16 caps from --max-history-messages, --max-history-chars, --max-list-response-chars (undefined: the defaults). */
