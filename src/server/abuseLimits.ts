@@ -1,7 +1,8 @@
 /**
  * R25 abuse limits as the request handler applies them: a request rate per caller, open streams
  * per caller, and unfinished tasks per context. The caller is the authenticated principal, else
- * the remote address — never the tenant a request names: on a single-agent server that is any
+ * the remote address (behind a load balancer: the forwarded client's only with the host's
+ * `trustProxy`, else the balancer's, one bucket for all) — never the tenant a request names: on a single-agent server that is any
  * string the client picks, and a new one per request would be a fresh budget each time. Each limit is off unless configured; exceeding one answers
  * RESOURCE_EXHAUSTED (HTTP 429, gRPC RESOURCE_EXHAUSTED) for that caller only. Counts are per
  * instance. Failed authentications count against the remote address too (SEC-06), before the

@@ -24,7 +24,10 @@ export interface HttpRequest {
    * client sent it; `authorized` says whether it chains to the listener's trusted client CAs.
    */
   readonly peerCertificate?: PeerCertificate | undefined;
-  /** The client's network address, when the host knows it. */
+  /**
+   * The client's network address, when the host knows it: the connection's, or behind trusted
+   * proxies the forwarded client's (the Node host's `trustProxy`, ../../net/trustedProxies.ts).
+   */
   readonly remoteAddress?: string | undefined;
 }
 
