@@ -70,7 +70,8 @@ describe('R8 disconnect hygiene', () => {
   let s: TestServer;
   let quick: TestServer;
   before(async () => {
-    s = await startServer(createDemoAgent({ slowMs: 8_000, tickMs: 500 }), {}, { shutdownTimeoutMs: 500 });
+    // The slow task must outlast opening 1,000 streams, which took over 8 s on a loaded 2-core machine.
+    s = await startServer(createDemoAgent({ slowMs: 20_000, tickMs: 500 }), {}, { shutdownTimeoutMs: 500 });
     quick = await startServer(createDemoAgent({ slowMs: 3_000, tickMs: 500 }), {}, { shutdownTimeoutMs: 500 });
   });
   after(async () => {
@@ -129,7 +130,7 @@ describe('R8 disconnect hygiene', () => {
     // The task is unaffected by its watchers going away.
     const state = (await rpcResult<Task>(s.rpcUrl, 'GetTask', { id: task.id })).status.state;
     assert.equal(state, 'TASK_STATE_WORKING');
-    const done = await waitForState(s.rpcUrl, task.id, 'TASK_STATE_COMPLETED', 10_000);
+    const done = await waitForState(s.rpcUrl, task.id, 'TASK_STATE_COMPLETED', 30_000);
     assert.equal(done.artifacts?.[0]?.name, 'slow');
     // Nothing re-subscribed behind our back.
     assert.equal(s.bus.size, baseBus);
