@@ -5,9 +5,10 @@
  */
 import type { AgentCard, ClientCredentialsOAuthFlow, SecurityScheme } from '../protocol/types.js';
 import { A2AClientError } from './errors.js';
-import { isObject, send } from './http.js';
+import { isObject, readCappedText, send } from './http.js';
 import type { AuthProvider, ClientCall } from './interceptors.js';
 import { bytesToBase64 } from './messages.js';
+import { isRedirect, redirectError } from './redirects.js';
 import type { FetchLike } from './transport.js';
 
 /** The named scheme, or the first one of the wanted kind, from the card's securitySchemes. */
@@ -92,6 +93,9 @@ export interface ClientCredentialsOptions {
 
 const DEFAULT_TOKEN_TIMEOUT_MS = 30_000;
 
+/** The largest token response read: far above any token, far below what would strain the client. */
+const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
+
 /** RFC 6749 §4.4: a token from the token endpoint, cached until (just before) it expires. */
 export function oauth2ClientCredentials(options: ClientCredentialsOptions): AuthProvider {
   let token: { value: string; expiresAt: number } | undefined;
@@ -122,9 +126,11 @@ export function oauth2ClientCredentials(options: ClientCredentialsOptions): Auth
     } catch (error) {
       throw signal.aborted ? timedOut(error) : error;
     }
+    // Never followed (http.ts send): the form carries the client secret with `clientAuthentication: 'body'`.
+    if (isRedirect(res)) throw redirectError(res, { code: 'AUTH', what: 'The token endpoint', requestUrl: tokenUrl });
     let body: unknown;
     try {
-      body = await res.json();
+      body = JSON.parse((await readCappedText(res, MAX_TOKEN_RESPONSE_BYTES)) ?? '');
     } catch (error) {
       if (signal.aborted) throw timedOut(error);
       body = undefined;

@@ -16,6 +16,7 @@ import type { AgentCard } from '../protocol/types.js';
 import type { CardVerification, VerifyCardOptions } from '../signing/cardSignature.js';
 import { A2AClientError, CardVerificationError } from './errors.js';
 import { isObject, send } from './http.js';
+import { followCardRedirects } from './redirects.js';
 import { abortError } from './signals.js';
 import type { FetchLike } from './transport.js';
 
@@ -221,7 +222,8 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   // Express's req.fresh (the official SDK's card route) answer with the full card, never 304.
   if (cached) headers.set('cache-control', 'max-age=0');
   const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const res = await send(fetch, url, { headers, ...(options.signal ? { signal: options.signal } : {}) });
+  const get = (target: string) => send(fetch, target, { headers, ...(options.signal ? { signal: options.signal } : {}) });
+  const res = await followCardRedirects(await get(url), { url, get });
   if (res.status === 304 && cached) {
     const until = freshUntil(res.headers);
     if (until === undefined) cache?.delete(url);

@@ -80,6 +80,12 @@ export interface ClientOptions {
    * base64); default 16 Mi. A larger one fails the stream with INVALID_RESPONSE.
    */
   maxEventSize?: number;
+  /**
+   * Largest response body read, in bytes (a unary answer, or a JSON answer in place of a
+   * stream); default 16 MiB. A larger one is not downloaded further and fails the call with
+   * INVALID_RESPONSE (not retried). Error bodies (non-2xx) are read up to 64 KiB.
+   */
+  maxResponseBytes?: number;
   /** Card cache (default: shared in-memory cache); `false` fetches every time. */
   cardCache?: CardCache | false;
   /** Signature checks of the fetched card: `if-present` (default), `require` or `off` (docs/signing.md). */
@@ -126,9 +132,9 @@ export async function createClient(agent: string | URL | AgentCard | V03AgentCar
   } else {
     card = await readAgentCard(agent, cardReader(options));
   }
-  const { bindings, versions, maxEventSize } = options;
+  const { bindings, versions, maxEventSize, maxResponseBytes } = options;
   const { agentInterface, factory } = selectInterface(card, transportsOf(options), { bindings, versions });
-  const transport = factory.create(agentInterface, { fetch, card, ...(versions ? { versions } : {}), maxEventSize });
+  const transport = factory.create(agentInterface, { fetch, card, ...(versions ? { versions } : {}), maxEventSize, maxResponseBytes });
   return new A2AClient({ card, agentInterface, transport, options, fetch, cardSource });
 }
 

@@ -1,25 +1,39 @@
 /**
- * What the HTTP transports share: sending with fetch, reading JSON, turning a failed
- * response into a typed error (status and Retry-After recorded for retries), and reading an
- * event stream into StreamItems; for HTTP+JSON (1.0 and A2A 0.3 REST), sending a request below
- * the interface URL and reading its body or event stream.
+ * What the HTTP transports share: sending with fetch (never following redirects), reading JSON
+ * up to a size limit, turning a failed response into a typed error (status and Retry-After
+ * recorded for retries), and reading an event stream into StreamItems; for HTTP+JSON (1.0 and
+ * A2A 0.3 REST), sending a request below the interface URL and reading its body or event stream.
  */
+import { readCappedResponse } from '../net/cappedRead.js';
 import { ERROR_REASONS } from '../protocol/errorReasons.js';
-import type { A2AErrorReason } from '../protocol/errors.js';
+import { invalidField, type A2AErrorReason } from '../protocol/errors.js';
 import { echoedExtensions } from '../protocol/serviceParams.js';
 import type { StreamResponse } from '../protocol/types.js';
-import { A2AClientError, withResponse } from './errors.js';
+import { A2AClientError, notSent, withResponse } from './errors.js';
+import { isRedirect, redirectError } from './redirects.js';
 import { abortError } from './signals.js';
 import { readSse, SseParser, type SseEvent, type SseParserOptions } from './sse.js';
 import type { FetchLike, StreamItem, TransportCall } from './transport.js';
 
-export async function send(fetch: FetchLike, url: string, init: RequestInit): Promise<Response> {
+/** A request URL, and the same URL as error messages show it (the credentials in its query masked). */
+export interface Target {
+  url: string;
+  shown: string;
+}
+
+/**
+ * One request. Redirects are never followed (`redirect: 'manual'`): a redirect comes back as the
+ * response, so that credentials, caller headers and bodies never go where a server points
+ * (redirects.ts). A failure to connect is NETWORK, naming `shown`.
+ */
+export async function send(fetch: FetchLike, target: string | Target, init: RequestInit): Promise<Response> {
+  const { url, shown } = typeof target === 'string' ? { url: target, shown: target } : target;
   try {
-    return await fetch(url, init);
+    return await fetch(url, { ...init, redirect: 'manual' });
   } catch (error) {
     // An aborted signal is not a network failure: TIMEOUT for AbortSignal.timeout(), else ABORTED.
     if (init.signal?.aborted) throw abortError(init.signal.reason, error);
-    throw new A2AClientError('NETWORK', `Could not reach ${url}`, { cause: error });
+    throw new A2AClientError('NETWORK', `Could not reach ${shown}`, { cause: error });
   }
 }
 
@@ -40,7 +54,10 @@ export interface CallRequest {
 export async function sendCall(fetch: FetchLike, url: string, { call, method, defaults, body }: CallRequest): Promise<Response> {
   const headers = new Headers(defaults);
   call.headers.forEach((value, name) => headers.set(name, value));
-  const res = await send(fetch, withQuery(url, call.query), { method, headers, ...(body === undefined ? {} : { body }), signal: call.signal });
+  // R23: the query parameters of the call are credentials (an API key): error messages show them as ***.
+  const masked = new URLSearchParams([...call.query.keys()].map((name) => [name, '***']));
+  const target = { url: withQuery(url, call.query), shown: withQuery(url, masked) };
+  const res = await send(fetch, target, { method, headers, ...(body === undefined ? {} : { body }), signal: call.signal });
   call.activatedExtensions = echoedExtensions((name) => res.headers.get(name));
   return res;
 }
@@ -71,12 +88,34 @@ export function parseJson(text: string, what: string): unknown {
   }
 }
 
-export async function readJson(res: Response): Promise<unknown> {
-  let text: string;
+/** Default ClientOptions.maxResponseBytes: the largest response body read (16 MiB, as maxEventSize). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/** The largest error body read (a non-2xx answer); a larger one is ignored and the status speaks. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** The size limit of response bodies (TransportContext.maxResponseBytes). */
+export interface ResponseLimits {
+  maxResponseBytes?: number | undefined;
+}
+
+/** The body as text, or undefined past `maxBytes` (not downloaded further); read errors are thrown. */
+export async function readCappedText(res: Response, maxBytes: number): Promise<string | undefined> {
+  const bytes = await readCappedResponse(res, maxBytes);
+  return bytes && new TextDecoder().decode(bytes);
+}
+
+/** The JSON body of a response, read up to `maxResponseBytes` (a larger one is INVALID_RESPONSE, which is not retried). */
+export async function readJson(res: Response, limits: ResponseLimits = {}): Promise<unknown> {
+  const maxBytes = limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  let text: string | undefined;
   try {
-    text = await res.text();
+    text = await readCappedText(res, maxBytes);
   } catch (error) {
     throw new A2AClientError('NETWORK', 'The response was interrupted', { cause: error });
+  }
+  if (text === undefined) {
+    throw new A2AClientError('INVALID_RESPONSE', `The response is larger than maxResponseBytes (${maxBytes} bytes)`, { status: res.status });
   }
   return parseJson(text, 'a response');
 }
@@ -89,13 +128,15 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 const REASON_BY_STATUS: Record<number, A2AErrorReason> = { 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 429: 'RESOURCE_EXHAUSTED' };
 
 /**
- * A non-2xx response as an error: the binding's error body when it has one (`decode`), else a
+ * A non-2xx response as an error: a redirect as A2AClientError HTTP (never followed); else the
+ * binding's error body when it has one (`decode`; bodies over 64 KiB are not read), else a
  * typed error for 401/403/429, else A2AClientError HTTP. Status and Retry-After are recorded.
  */
 export async function errorFromResponse(res: Response, decode: (body: unknown) => Error | undefined): Promise<Error> {
+  if (isRedirect(res)) return redirectError(res, { code: 'HTTP', what: 'The agent' });
   let body: unknown;
   try {
-    body = JSON.parse(await res.text());
+    body = JSON.parse((await readCappedText(res, MAX_ERROR_BODY_BYTES)) ?? '');
   } catch {
     body = undefined;
   }
@@ -165,10 +206,29 @@ export function sendRest(fetch: FetchLike, base: string, { call, request }: { ca
   });
 }
 
+/**
+ * A path parameter as one URL path segment. `.` and `..` cannot be one: URL parsers (fetch's
+ * among them) read them, and their escapes `%2E` / `%2E%2E`, as steps up the path, so the
+ * request would reach another route. Such a value is refused before anything is sent.
+ */
+export function pathSegment(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value === '') throw notSent(invalidField(field, 'is required'));
+  if (value === '.' || value === '..') throw notSent(invalidField(field, `"${value}" cannot be sent in an HTTP+JSON URL path (it is a path step); use another binding`));
+  return encodeURIComponent(value);
+}
+
 /** The JSON body of a unary response (undefined for 204 No Content), or its error thrown. */
-export async function restBody(res: Response, errorOf: ErrorDecoder): Promise<unknown> {
+export async function restBody(res: Response, errorOf: ErrorDecoder, limits: ResponseLimits): Promise<unknown> {
   if (!res.ok) throw await errorFromResponse(res, errorOf);
-  return res.status === 204 ? undefined : readJson(res);
+  return res.status === 204 ? undefined : readJson(res, limits);
+}
+
+/** How a streaming call's opening response is read (see openEventStream). */
+export interface StreamOpening {
+  errorOf: ErrorDecoder;
+  /** Throws the error a JSON body in place of the stream carries (JSON-RPC, STREAM-12). */
+  bodyError?: (body: unknown) => void;
+  limits: ResponseLimits;
 }
 
 /**
@@ -176,10 +236,10 @@ export async function restBody(res: Response, errorOf: ErrorDecoder): Promise<un
  * binding's error; a JSON response in place of the stream is given to `bodyError`, which throws
  * the error it carries (JSON-RPC, STREAM-12); anything else is INVALID_RESPONSE.
  */
-export async function openEventStream(res: Response, errorOf: ErrorDecoder, bodyError?: (body: unknown) => void): Promise<void> {
+export async function openEventStream(res: Response, { errorOf, bodyError, limits }: StreamOpening): Promise<void> {
   if (!res.ok) throw await errorFromResponse(res, errorOf);
   if (isEventStream(res)) return;
-  bodyError?.(await readJson(res));
+  bodyError?.(await readJson(res, limits));
   throw new A2AClientError('INVALID_RESPONSE', 'The agent answered a streaming call without an event stream');
 }
 
@@ -190,4 +250,43 @@ export function restEventBody(sse: SseEvent, { errorOf, status }: { errorOf: Err
   if (error) throw withResponse(error, { status });
   if (sse.event === 'error') throw new A2AClientError('INVALID_RESPONSE', `The agent streamed an unreadable error: ${sse.data.slice(0, 200)}`);
   return body;
+}
+
+// ---- JSON-RPC (1.0 and A2A 0.3) ----
+
+/** JSON-RPC request ids: unique within the process, so no two requests of a client share one. */
+let nextRpcId = 1;
+
+/** One JSON-RPC request: the call, its method and params (left out when undefined), and what it accepts. */
+export interface JsonRpcPost {
+  call: TransportCall;
+  method: string;
+  params: unknown;
+  /** `application/json` for unary calls, `text/event-stream` for streams. */
+  accept: string;
+}
+
+/** POSTs `method` to `url` as a JSON-RPC request (see sendCall): the response, and the id the request carried. */
+export async function postJsonRpc(fetch: FetchLike, url: string, { call, method, params, accept }: JsonRpcPost): Promise<{ res: Response; id: number }> {
+  const id = nextRpcId++;
+  const res = await sendCall(fetch, url, {
+    call,
+    method: 'POST',
+    defaults: { 'content-type': 'application/json', accept },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }),
+  });
+  return { res, id };
+}
+
+/**
+ * RPC-09 (JSON-RPC 2.0 §5): a response carries the id of its request; an error response may
+ * carry `null` (the server could not read the request's id). Anything else — another request's
+ * id, or a result without an id — is INVALID_RESPONSE: it answers some other request. A body
+ * that is no JSON-RPC response at all is left to the transport to refuse.
+ */
+export function checkResponseId(body: unknown, { id, status }: { id: number; status: number }): void {
+  if (!isObject(body) || body.id === id) return;
+  if ((body.id === null || body.id === undefined) && isObject(body.error)) return;
+  const got = body.id === undefined ? 'no id' : `id ${JSON.stringify(body.id).slice(0, 100)}`;
+  throw new A2AClientError('INVALID_RESPONSE', `The agent answered JSON-RPC request ${id} with ${got}`, { status });
 }

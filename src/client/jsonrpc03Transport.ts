@@ -15,7 +15,7 @@ import type { V03UnaryMethod } from '../compat/results.js';
 import type { OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { A2AClientError, withResponse } from './errors.js';
 import type { SseEvent } from './sse.js';
-import { errorFromResponse, isObject, openEventStream, parseJson, readJson, sendCall } from './http.js';
+import { checkResponseId, errorFromResponse, isObject, openEventStream, parseJson, postJsonRpc, readJson } from './http.js';
 import type { StreamItem, Transport, TransportCall, TransportContext } from './transport.js';
 import { v03CallOf, v03Result, v03StreamItems } from './v03Translate.js';
 
@@ -38,32 +38,31 @@ function resultOf(body: unknown, status: number): unknown {
 }
 
 export class JsonRpc03Transport implements Transport {
-  private nextId = 1;
-
   constructor(
     private readonly url: string,
     private readonly context: TransportContext,
   ) {}
 
-  private post(call: TransportCall, { method, params }: V03Call, accept: string): Promise<Response> {
-    return sendCall(this.context.fetch, this.url, {
-      call,
-      method: 'POST',
-      defaults: { 'content-type': 'application/json', accept },
-      body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, ...(params === undefined ? {} : { params }) }),
-    });
+  private post(call: TransportCall, { method, params }: V03Call, accept: string): Promise<{ res: Response; id: number }> {
+    return postJsonRpc(this.context.fetch, this.url, { call, method, params, accept });
   }
 
   async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
     const v03 = v03CallOf(call);
-    const res = await this.post(call, v03, 'application/json');
+    const { res, id } = await this.post(call, v03, 'application/json');
     if (!res.ok) throw await errorFromResponse(res, httpErrorOf);
-    return v03Result<K>(v03.method as V03UnaryMethod, resultOf(await readJson(res), res.status));
+    const body = await readJson(res, this.context);
+    checkResponseId(body, { id, status: res.status });
+    return v03Result<K>(v03.method as V03UnaryMethod, resultOf(body, res.status));
   }
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
-    const res = await this.post(call, v03CallOf(call), 'text/event-stream');
-    await openEventStream(res, httpErrorOf, (body) => resultOf(body, res.status));
+    const { res, id } = await this.post(call, v03CallOf(call), 'text/event-stream');
+    const bodyError = (body: unknown) => {
+      checkResponseId(body, { id, status: res.status });
+      resultOf(body, res.status);
+    };
+    await openEventStream(res, { errorOf: httpErrorOf, bodyError, limits: this.context });
     const decode = (sse: SseEvent): unknown => {
       const body = parseJson(sse.data, 'an event');
       // The 0.3 SDKs send `event: error` with a JSON-RPC error response (or the bare error object).

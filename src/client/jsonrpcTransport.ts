@@ -7,7 +7,7 @@ import { fromJsonRpcError, type JsonRpcErrorObject } from '../bindings/jsonrpc/e
 import type { OperationName, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { A2AClientError, withResponse } from './errors.js';
 import { checkEvent } from './responses.js';
-import { errorFromResponse, isObject, openEventStream, parseJson, readJson, sendCall, streamItems } from './http.js';
+import { checkResponseId, errorFromResponse, isObject, openEventStream, parseJson, postJsonRpc, readJson, streamItems } from './http.js';
 import type { StreamItem, Transport, TransportCall, TransportContext, TransportFactory } from './transport.js';
 import { withV03 } from './dualVersion.js';
 
@@ -36,32 +36,31 @@ function resultOf(body: unknown, status: number, op?: OperationName): unknown {
 }
 
 class JsonRpcTransport implements Transport {
-  private nextId = 1;
-
   constructor(
     private readonly url: string,
     private readonly context: TransportContext,
   ) {}
 
-  private post(call: TransportCall, accept: string): Promise<Response> {
-    return sendCall(this.context.fetch, this.url, {
-      call,
-      method: 'POST',
-      defaults: { 'content-type': 'application/json', accept },
-      body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method: rpcName(call.op), params: call.request }),
-    });
+  private post(call: TransportCall, accept: string): Promise<{ res: Response; id: number }> {
+    return postJsonRpc(this.context.fetch, this.url, { call, method: rpcName(call.op), params: call.request, accept });
   }
 
   async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
-    const res = await this.post(call, 'application/json');
+    const { res, id } = await this.post(call, 'application/json');
     if (!res.ok) throw await errorFromResponse(res, httpErrorOf);
-    return resultOf(await readJson(res), res.status, call.op) as OperationResponses[K];
+    const body = await readJson(res, this.context);
+    checkResponseId(body, { id, status: res.status });
+    return resultOf(body, res.status, call.op) as OperationResponses[K];
   }
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
-    const res = await this.post(call, 'text/event-stream');
+    const { res, id } = await this.post(call, 'text/event-stream');
     // STREAM-12: an error found before the first event is an ordinary JSON-RPC response.
-    await openEventStream(res, httpErrorOf, (body) => resultOf(body, res.status));
+    const bodyError = (body: unknown) => {
+      checkResponseId(body, { id, status: res.status });
+      resultOf(body, res.status);
+    };
+    await openEventStream(res, { errorOf: httpErrorOf, bodyError, limits: this.context });
     return streamItems(res, (sse) => {
       const body = parseJson(sse.data, 'an event');
       // B9: `event: error` carries a JSON-RPC error response (or, from some servers, the bare error object).

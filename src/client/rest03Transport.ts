@@ -26,9 +26,8 @@ import {
 import type { V03Call } from '../compat/requests.js';
 import type { V03UnaryMethod } from '../compat/results.js';
 import type { V03Method, V03MessageSendParams, V03TaskPushNotificationConfig } from '../compat/v03Types.js';
-import { invalidField } from '../protocol/errors.js';
 import type { OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
-import { isObject, openEventStream, restBody, restEventBody, sendRest, type RestRequest } from './http.js';
+import { isObject, openEventStream, pathSegment, restBody, restEventBody, sendRest, type RestRequest } from './http.js';
 import type { StreamItem, Transport, TransportCall, TransportContext } from './transport.js';
 import { v03CallOf, v03Result, v03StreamItems } from './v03Translate.js';
 
@@ -43,18 +42,13 @@ function errorOf(body: unknown): Error | undefined {
 
 type Params = Record<string, unknown>;
 
-function segment(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value === '') throw invalidField(field, 'is required');
-  return encodeURIComponent(value);
-}
-
 /** The REST request of a 0.3 call: path parameters, the `historyLength` query, the proto-JSON body. */
 function requestOf({ method, params }: V03Call, accept: string): RestRequest {
   const route = ROUTES.get(method) as V03RestRoute;
   const p = (params ?? {}) as Params;
   const taskId = route.params === 'push-create' ? p.taskId : p.id;
-  let path = route.pattern.replace('{id}', () => segment(taskId, 'id'));
-  if (route.params === 'push-config-id') path = path.replace('{configId}', () => segment(p.pushNotificationConfigId, 'pushNotificationConfigId'));
+  let path = route.pattern.replace('{id}', () => pathSegment(taskId, 'id'));
+  if (route.params === 'push-config-id') path = path.replace('{configId}', () => pathSegment(p.pushNotificationConfigId, 'pushNotificationConfigId'));
   const request: RestRequest = { method: route.httpMethod, path, accept, contentType: 'application/json' };
   if (route.params === 'body') request.body = sendParamsToProto03(params as V03MessageSendParams);
   if (route.params === 'push-create') request.body = pushCreateToProto03(params as V03TaskPushNotificationConfig);
@@ -83,14 +77,14 @@ export class Rest03Transport implements Transport {
   async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
     const v03 = v03CallOf(call);
     const res = await sendRest(this.context.fetch, this.base, { call, request: requestOf(v03, 'application/json') });
-    const body = await restBody(res, errorOf);
+    const body = await restBody(res, errorOf, this.context);
     const method = v03.method as V03UnaryMethod;
     return v03Result<K>(method, FROM_PROTO[method](body, (v03.params ?? {}) as Params));
   }
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
     const res = await sendRest(this.context.fetch, this.base, { call, request: requestOf(v03CallOf(call), 'text/event-stream') });
-    await openEventStream(res, errorOf);
+    await openEventStream(res, { errorOf, limits: this.context });
     return v03StreamItems(res, { decode: (sse) => streamEventFromProto03(restEventBody(sse, { errorOf, status: res.status })), limits: this.context });
   }
 }

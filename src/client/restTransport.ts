@@ -10,11 +10,10 @@
  */
 import { fromRestError, type RestErrorBody } from '../bindings/rest/errorBody.js';
 import { REST_ROUTES, type RestRoute } from '../bindings/rest/routes.js';
-import { invalidField } from '../protocol/errors.js';
 import type { OperationName, OperationResponses, StreamingOperationName, UnaryOperationName } from '../protocol/types.js';
 import { A2AClientError } from './errors.js';
 import { checkEvent } from './responses.js';
-import { A2A_JSON, isObject, openEventStream, restBody, restEventBody, sendRest, streamItems, type RestRequest } from './http.js';
+import { A2A_JSON, isObject, openEventStream, pathSegment, restBody, restEventBody, sendRest, streamItems, type RestRequest } from './http.js';
 import type { StreamItem, Transport, TransportCall, TransportContext, TransportFactory } from './transport.js';
 import { withV03 } from './dualVersion.js';
 
@@ -35,10 +34,9 @@ function requestOf(call: TransportCall, accept: string): RestRequest {
   const route = ROUTES.get(call.op) as RestRoute;
   const { tenant, ...fields } = call.request as Record<string, unknown>;
   let path = route.pattern.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = fields[name];
-    if (typeof value !== 'string' || value === '') throw invalidField(name, 'is required');
+    const segment = pathSegment(fields[name], name);
     delete fields[name];
-    return encodeURIComponent(value);
+    return segment;
   });
   if (typeof tenant === 'string' && tenant !== '') path = `/${encodeURIComponent(tenant)}${path}`;
   if (route.method === 'POST') return { method: route.method, path, body: fields, accept };
@@ -57,7 +55,7 @@ class RestTransport implements Transport {
 
   async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
     const res = await sendRest(this.context.fetch, this.base, { call, request: requestOf(call, `${MEDIA_TYPE}, application/json`) });
-    const body = await restBody(res, errorOf);
+    const body = await restBody(res, errorOf, this.context);
     // B10: Delete answers `{}` or 204.
     if (body === undefined) return {} as OperationResponses[K];
     if (!isObject(body)) throw new A2AClientError('INVALID_RESPONSE', 'The agent sent a response that is not a JSON object', { status: res.status });
@@ -66,7 +64,7 @@ class RestTransport implements Transport {
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
     const res = await sendRest(this.context.fetch, this.base, { call, request: requestOf(call, 'text/event-stream') });
-    await openEventStream(res, errorOf);
+    await openEventStream(res, { errorOf, limits: this.context });
     return streamItems(res, (sse) => checkEvent(restEventBody(sse, { errorOf, status: res.status })), this.context);
   }
 }

@@ -59,6 +59,8 @@ export interface TransportContext {
   versions?: readonly string[];
   /** Largest event stream event read, in characters (ClientOptions.maxEventSize; default 16 Mi). */
   maxEventSize?: number | undefined;
+  /** Largest response body read, in bytes (ClientOptions.maxResponseBytes; default 16 MiB). */
+  maxResponseBytes?: number | undefined;
 }
 
 export interface TransportFactory {

@@ -15,6 +15,7 @@ import {
 } from '../../src/client/index.js';
 import { jsonRpcErrorResponse } from '../../src/bindings/jsonrpc/errors.js';
 import { toRestError } from '../../src/bindings/rest/errors.js';
+import type { HttpRequest, HttpResponse } from '../../src/server/http/httpTypes.js';
 import { serverShuttingDown } from '../../src/server/shuttingDown.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { BINDINGS, collect, hook, jsonResponse, record, type Seen } from './helpers.js';
@@ -22,12 +23,12 @@ import { BINDINGS, collect, hook, jsonResponse, record, type Seen } from './help
 const FAST = { baseDelayMs: 5, maxDelayMs: 20 };
 
 /** The next `count` A2A calls (not the card) are answered by `answer` instead of the server. */
-function failNext(server: TestServer, count: number, answer: () => ReturnType<typeof jsonResponse>): () => void {
+function failNext(server: TestServer, count: number, answer: (req: HttpRequest) => HttpResponse | Promise<HttpResponse>): () => void {
   let left = count;
   return hook(server, async (req, next) => {
     if (left > 0 && !req.path.startsWith('/.well-known/')) {
       left--;
-      return answer();
+      return answer(req);
     }
     return next(req);
   });
@@ -175,12 +176,14 @@ for (const binding of BINDINGS) {
     test('R24 retrySendMessage: a follow-up refused UNAVAILABLE by a server shutting down (in its binding\'s format) is sent again', async () => {
       const client = await createClient(server.card, { bindings: [binding], retry: { ...FAST, retrySendMessage: true } });
       const refusal = serverShuttingDown('t-1');
-      const shuttingDown = () => {
+      const shuttingDown = async (req: HttpRequest) => {
         if (binding === 'HTTP+JSON') {
           const { status, body } = toRestError(refusal);
           return jsonResponse(status, body);
         }
-        return { status: 200, headers: { 'content-type': 'application/json' }, body: jsonRpcErrorResponse(1, refusal) };
+        // The refusal answers the request's own id (RPC-09: the client takes no other).
+        const { id } = JSON.parse(await req.text(1024 * 1024)) as { id: number };
+        return { status: 200, headers: { 'content-type': 'application/json' }, body: jsonRpcErrorResponse(id, refusal) };
       };
       const undo = failNext(server, 1, shuttingDown);
       try {
