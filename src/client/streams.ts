@@ -85,6 +85,15 @@ function sameTask(a: Task | undefined, b: Task): boolean {
   return a !== undefined && stable([a.status, a.artifacts ?? []]) === stable([b.status, b.artifacts ?? []]);
 }
 
+/**
+ * An SSE id that can go back as `Last-Event-ID`: printable ASCII (a header value), at most 1,024
+ * characters. Any other id (`id: ✓`) is no cursor the client can send: the stream is then
+ * resumed as one without ids.
+ */
+function usableEventId(id: string): boolean {
+  return id.length <= 1024 && /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(id);
+}
+
 function seqOf(id: string | undefined): number | undefined {
   return id !== undefined && /^\d{1,15}$/.test(id) ? Number(id) : undefined;
 }
@@ -126,7 +135,7 @@ export async function* resumableStream(source: ResumableSource): AsyncGenerator<
         if (seen && !renumbered) continue;
         // Without usable ids the resubscription opens with a snapshot that may repeat what we have (SUB-01).
         const snapshotOnResume = opening && isTask && (renumbered || lastId === undefined);
-        if (item.id) lastId = item.id;
+        if (item.id) lastId = usableEventId(item.id) ? item.id : undefined;
         if (snapshotOnResume && sameTask(assembler.task, (item.event as { task: Task }).task)) continue;
         assembler.apply(item.event);
         failures = 0;
