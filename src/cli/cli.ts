@@ -12,7 +12,7 @@ import { defaultBindings, GRPC_BINDING } from './defaultBinding.js';
 import { CliError, EXIT, errorText, reportOf } from './errors.js';
 import { ActivatedExtensions, EXTENSION_HELP, extensionsOf } from './extensions.js';
 import { colorsWanted, createStyle, type Style } from './render/style.js';
-import { redactUrls, typedUrl } from './redact.js';
+import { redactSecrets, redactUrls, typedUrl } from './redact.js';
 import { UsageError } from './usage.js';
 import { wireLog } from './wireLog.js';
 
@@ -83,6 +83,8 @@ export interface Cli {
   readonly style: Style;
   readonly errStyle: Style;
   readonly env: Record<string, string | undefined>;
+  /** The credential values the command was given (`--api-key`, `A2A_TOKEN`): never printed (R23). */
+  readonly secrets: readonly (string | undefined)[];
   out(text: string): void;
   err(text: string): void;
   /** One JSON document (or event) on a line of stdout. */
@@ -95,7 +97,10 @@ export interface Cli {
   readonly extensions: ActivatedExtensions;
 }
 
-export function createCli(name: string, flags: { json?: boolean | undefined; verbose?: boolean | undefined; extension?: string[] | undefined }): Cli {
+export function createCli(
+  name: string,
+  flags: { json?: boolean | undefined; verbose?: boolean | undefined; extension?: string[] | undefined; 'api-key'?: string | undefined },
+): Cli {
   const extensions = new ActivatedExtensions(extensionsOf(flags.extension));
   const env = process.env;
   const out = (text: string) => void process.stdout.write(text);
@@ -108,6 +113,7 @@ export function createCli(name: string, flags: { json?: boolean | undefined; ver
     style: createStyle(colorsWanted(process.stdout, env)),
     errStyle: createStyle(colorsWanted(process.stderr, env)),
     env,
+    secrets: [flags['api-key'], env.A2A_TOKEN],
     out,
     err: (text) => void process.stderr.write(text),
     jsonLine: (value) => out(jsonText(value)),
@@ -128,13 +134,13 @@ export async function runCommand(cli: Cli, body: () => Promise<number>): Promise
     if (error instanceof UsageError) throw error; // main reports it, with the way to the help
     // Everything is rendered before anything is written: should rendering fail, main reports
     // that instead, and --json still prints one {"error": …} document, not two.
-    const report = reportOf(error);
+    const report = reportOf(error, cli.secrets);
     const document = cli.json ? cli.jsonText({ error: report }) : '';
     const label = report.notSent ? 'refused by the client, nothing sent' : report.type === 'protocol' ? 'the agent answered' : report.type === 'client' ? 'client error' : 'error';
     const text = `${cli.errStyle.red(`a2a ${cli.name}:`)} ${label}: ${errorText(report)}\n`;
     if (document) cli.out(document);
     cli.err(text);
-    if (report.type === 'internal' && cli.verbose && error instanceof Error && error.stack) cli.err(`${redactUrls(error.stack)}\n`);
+    if (report.type === 'internal' && cli.verbose && error instanceof Error && error.stack) cli.err(`${redactSecrets(error.stack, cli.secrets)}\n`);
     return report.exitCode;
   } finally {
     if (!cli.json) cli.out(cli.extensions.line(cli.style));
@@ -295,7 +301,7 @@ export function checkClientFlags(url: string, flags: ClientFlags & Partial<Recor
 export function httpOptions(cli: Cli, flags: ClientFlags): { headers: Record<string, string>; fetch: FetchLike | undefined; log: ReturnType<typeof wireLog> | undefined } {
   // The credentials this CLI attaches are masked by value and by name, whatever the card calls them (R23).
   const log = cli.verbose
-    ? wireLog({ write: cli.err, style: cli.errStyle, secretNames: [API_KEY_FALLBACK_HEADER], secrets: [flags['api-key'], cli.env.A2A_TOKEN] })
+    ? wireLog({ write: cli.err, style: cli.errStyle, secretNames: [API_KEY_FALLBACK_HEADER], secrets: cli.secrets })
     : undefined;
   return { headers: headersOf(flags.header), fetch: log?.fetch, log };
 }

@@ -14,7 +14,7 @@ import { A2AClientError, responseInfo, wasNotSent } from '../client/errors.js';
 import { A2AError } from '../protocol/errors.js';
 import type { Task } from '../protocol/types.js';
 import { grpcCodeName, grpcCodeOf } from './grpcStatus.js';
-import { redactUrls } from './redact.js';
+import { redactSecrets } from './redact.js';
 import { tlsFailureText } from './tlsFailure.js';
 import { UsageError } from './usage.js';
 
@@ -92,10 +92,16 @@ function rootCause(error: Error): string | undefined {
 /** grpc-js ends an UNAVAILABLE's details with an empty "Resolution note: ". */
 const EMPTY_GRPC_NOTE = /\.?\s*Resolution note:\s*$/;
 
-/** The report of `error`, with no URL in its message showing a user name or password (R23). */
-export function reportOf(error: unknown): ErrorReport {
+/**
+ * The report of `error`, with no URL in it showing a user name or password, and none of the
+ * credential values in `secrets` (`--api-key`, `A2A_TOKEN`: Cli.secrets) anywhere in it (R23).
+ */
+export function reportOf(error: unknown, secrets: readonly (string | undefined)[] = []): ErrorReport {
   const report = reportWithUrls(error);
-  report.message = redactUrls(report.message);
+  const mask = (text: string) => redactSecrets(text, secrets);
+  report.message = mask(report.message);
+  if (report.metadata) report.metadata = Object.fromEntries(Object.entries(report.metadata).map(([name, value]) => [name, mask(value)]));
+  if (report.fieldViolations) report.fieldViolations = report.fieldViolations.map(({ field, description }) => ({ field, description: mask(description) }));
   return report;
 }
 

@@ -1,8 +1,10 @@
 /**
- * URLs carrying a user name or password (`http://alice:hunter2@host/`) or a credential in the
- * query (`?access_token=…`, `?password=…`): the CLI refuses userinfo in `<url>`, but a card's
- * interface URL can still hold one, a webhook URL or a `--store` URL often does, and error
- * messages and --verbose lines repeat URLs. Every such text goes through here first (R23).
+ * Secrets in what the CLI prints (R23). URLs carrying a user name or password
+ * (`http://alice:hunter2@host/`) or a credential in the query (`?access_token=…`, `?password=…`):
+ * the CLI refuses userinfo in `<url>`, but a card's interface URL can still hold one, a webhook
+ * URL or a `--store` URL often does, and error messages and --verbose lines repeat URLs. And the
+ * credentials the CLI was given (`--api-key`, `A2A_TOKEN`), wherever an error or a log line would
+ * repeat them. Every such text goes through here first.
  */
 import { maskSecretParams } from '../net/secretParams.js';
 
@@ -24,10 +26,28 @@ export function redactUserinfo(text: string): string {
 
 /**
  * `text` with every URL in it redacted: its userinfo as redactUserinfo masks it, and the values
- * of its query parameters named like a credential as `***` (../net/secretParams.ts).
+ * of its query parameters named like a credential (`isSecret`, default isSecretName) as `***`
+ * (../net/secretParams.ts).
  */
-export function redactUrls(text: string): string {
-  return maskSecretParams(redactUserinfo(text));
+export function redactUrls(text: string, isSecret?: (name: string) => boolean): string {
+  return maskSecretParams(redactUserinfo(text), isSecret);
+}
+
+/** Credential values shorter than this are masked by name only: masking every `k9` would garble the text. */
+const MIN_SECRET_LENGTH = 4;
+
+/**
+ * `text` without the credential values in `secrets` (as given, and URL-encoded as a query or
+ * cookie holds them: each shown as `***`), and with its URLs redacted (redactUrls). The --verbose
+ * log and the error reports both go through here.
+ */
+export function redactSecrets(text: string, secrets: readonly (string | undefined)[], isSecret?: (name: string) => boolean): string {
+  let out = redactUrls(text, isSecret);
+  for (const value of secrets) {
+    if (value === undefined || value.length < MIN_SECRET_LENGTH) continue;
+    out = out.split(value).join('***').split(encodeURIComponent(value)).join('***');
+  }
+  return out;
 }
 
 /** scheme:// then the authority up to its last `@` (any character but `/`, `?`, `#`): one URL as typed. */

@@ -12,8 +12,8 @@ import type { FetchLike } from '../client/transport.js';
 import type { Interceptor } from '../client/interceptors.js';
 import { responseInfo } from '../client/errors.js';
 import type { AgentCard } from '../protocol/types.js';
-import { isSecretName, maskSecretParams } from '../net/secretParams.js';
-import { redactUserinfo } from './redact.js';
+import { isSecretName } from '../net/secretParams.js';
+import { redactSecrets } from './redact.js';
 import type { Style } from './render/style.js';
 
 export interface WireLogOptions {
@@ -30,11 +30,11 @@ export interface WireLogOptions {
 /** Which names and values the log masks; learns the names the agent's card declares. */
 class Masker {
   private readonly names = new Set<string>();
-  private readonly values: string[];
+  private readonly values: readonly (string | undefined)[];
 
   constructor(options: WireLogOptions) {
     for (const name of options.secretNames ?? []) this.names.add(name.toLowerCase());
-    this.values = (options.secrets ?? []).filter((v): v is string => v !== undefined && v.length >= 4);
+    this.values = options.secrets ?? [];
   }
 
   /** The header, query and cookie names of the card's API key schemes. */
@@ -61,11 +61,7 @@ class Masker {
    * webhook's `?access_token=` in a push config body, an API key sent in the query).
    */
   text(line: string): string {
-    let out = maskSecretParams(redactUserinfo(line), (name) => this.isSecret(name));
-    for (const value of this.values) {
-      out = out.split(value).join('***').split(encodeURIComponent(value)).join('***');
-    }
-    return out;
+    return redactSecrets(line, this.values, (name) => this.isSecret(name));
   }
 }
 

@@ -129,7 +129,7 @@ class ChatSession {
       const outcome = this.options.stream ? await this.streamed(text, send) : await this.unary(text, send);
       this.after(outcome);
     } catch (error) {
-      const report = reportOf(error);
+      const report = reportOf(error, cli.secrets);
       if (controller.signal.aborted) {
         cli.err(`${cli.errStyle.dim('(interrupted)')}\n`);
       } else {
