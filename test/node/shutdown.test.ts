@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Task } from '../../src/protocol/types.js';
+import type { AgentExecutor } from '../../src/server/agentExecutor.js';
 import { startServe, type A2AProcess } from '../cli/cliHelpers.js';
 import { createDemoAgent } from '../../src/cli/agents/demo.js';
 import { SHUT_DOWN_MESSAGE } from '../../src/server/cutOffRuns.js';
@@ -142,18 +143,26 @@ test(
   },
 );
 
+/**
+ * WORKING, then: "hang" never looks at ctx.signal; anything else returns as soon as it is aborted,
+ * its task still WORKING. `working` logs each run's text once it is WORKING.
+ */
+function abortedAgent(working: string[]): AgentExecutor {
+  return {
+    async execute(ctx, task) {
+      await task.startWork('working');
+      working.push(ctx.text);
+      if (ctx.text === 'hang') await new Promise(() => undefined);
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+    },
+  };
+}
+
 test('in process: close() resolves although an agent ignores ctx.signal; its blocking caller and the memory store get FAILED ("the server shut down")', async () => {
   const errors: unknown[] = [];
   const working: string[] = [];
   const s = await startServer(
-    {
-      async execute(ctx, task) {
-        await task.startWork('working');
-        working.push(ctx.text);
-        if (ctx.text === 'hang') await new Promise(() => undefined); // never looks at ctx.signal
-        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)); // returns, still WORKING
-      },
-    },
+    abortedAgent(working),
     { onError: (e) => errors.push(e) },
     { shutdownTimeoutMs: 300 },
   );
@@ -181,14 +190,7 @@ for (const [name, open] of [
     const store = open();
     const working: string[] = [];
     const s = await startServer(
-      {
-        async execute(ctx, task) {
-          await task.startWork('working');
-          working.push(ctx.text);
-          if (ctx.text === 'hang') await new Promise(() => undefined); // never looks at ctx.signal
-          await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)); // returns at once, still WORKING
-        },
-      },
+      abortedAgent(working),
       { store, onError: () => undefined },
       { shutdownTimeoutMs: 300 },
     );

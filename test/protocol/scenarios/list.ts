@@ -17,6 +17,24 @@ export function listScenarios(env: ScenarioEnv): void {
   }
   const ids = (list: Json) => list.tasks.map((t: Json) => t.id);
 
+  /** Follows nextPageToken through the five tasks of a context (10 pages at most): the ids seen and each page's size. */
+  async function walkPages(b: ScenarioEnv['b'], contextId: string, pageSize: number): Promise<{ seen: string[]; sizes: number[] }> {
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let pageToken = '';
+    for (let page = 0; page < 10; page++) {
+      const res = ok(await b.call('listTasks', { contextId, pageSize, ...(pageToken ? { pageToken } : {}) }));
+      assert.equal(res.pageSize, pageSize, 'pageSize is the bound applied');
+      assert.equal(res.totalSize, 5);
+      assert.equal(typeof res.nextPageToken, 'string');
+      seen.push(...ids(res));
+      sizes.push(res.tasks.length);
+      pageToken = res.nextPageToken;
+      if (pageToken === '') break;
+    }
+    return { seen, sizes };
+  }
+
   describe('ListTasks', () => {
     test('LIST-09 A10 an empty result has tasks [], nextPageToken "", pageSize 50, totalSize 0', async () => {
       const { b } = await env.extra();
@@ -70,19 +88,7 @@ export function listScenarios(env: ScenarioEnv): void {
     test('LIST-02 LIST-03 pageSize 2 pages through every task exactly once', async () => {
       const c = uid('ctx-page');
       const created = await create(c, ['hi 1', 'hi 2', 'hi 3', 'hi 4', 'hi 5']);
-      const seen: string[] = [];
-      const sizes: number[] = [];
-      let pageToken = '';
-      for (let page = 0; page < 10; page++) {
-        const res = ok(await env.b.call('listTasks', { contextId: c, pageSize: 2, ...(pageToken ? { pageToken } : {}) }));
-        assert.equal(res.pageSize, 2);
-        assert.equal(res.totalSize, 5);
-        assert.equal(typeof res.nextPageToken, 'string');
-        seen.push(...ids(res));
-        sizes.push(res.tasks.length);
-        pageToken = res.nextPageToken;
-        if (pageToken === '') break;
-      }
+      const { seen, sizes } = await walkPages(env.b, c, 2);
       assert.deepEqual(sizes, [2, 2, 1]);
       assert.deepEqual(seen, created.map((t) => t.id).reverse());
     });
@@ -114,18 +120,7 @@ export function listScenarios(env: ScenarioEnv): void {
         created.push(ok(await b.call('sendMessage', send(`hi ${i} ${'x'.repeat(1900)}`, { contextId: c }))).task);
         await sleep(3);
       }
-      const seen: string[] = [];
-      const sizes: number[] = [];
-      let pageToken = '';
-      for (let page = 0; page < 10; page++) {
-        const res = ok(await b.call('listTasks', { contextId: c, pageSize: 10, ...(pageToken ? { pageToken } : {}) }));
-        assert.equal(res.pageSize, 10, 'pageSize is the bound applied');
-        assert.equal(res.totalSize, 5);
-        seen.push(...ids(res));
-        sizes.push(res.tasks.length);
-        pageToken = res.nextPageToken;
-        if (pageToken === '') break;
-      }
+      const { seen, sizes } = await walkPages(b, c, 10);
       assert.deepEqual(sizes, [2, 2, 1]);
       assert.deepEqual(seen, created.map((t) => t.id).reverse());
       // Without their history the same tasks are small: one page.
