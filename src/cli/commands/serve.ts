@@ -1,5 +1,4 @@
 /** `a2a serve`: run an agent over JSON-RPC and HTTP+JSON, with the card at the well-known path. */
-import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH } from '../../server/createA2AHandler.js';
 import { AGENT_CARD_PATH } from '../../server/agentCardRoute.js';
@@ -12,19 +11,14 @@ import { httpUrl, intOption } from '../cli.js';
 import { requireAuthConfig } from '../agents/requireAuthConfig.js';
 import { quietGrpcBindFailure } from '../grpcLog.js';
 import { listenFailure } from '../listenFailure.js';
-import { readOptionFile } from '../optionFile.js';
 import { withStore } from '../storeFailure.js';
 import { readCaFile, tlsOptions } from '../tlsOptions.js';
-import { TrustedProxies } from '../../net/trustedProxies.js';
 import { openStore, parseStoreSpec, type StoreSpec } from '../../stores/contract/openStore.js';
 import { wireStore, type WiredStore } from '../../stores/contract/wireStore.js';
 import { startRetention } from '../../stores/contract/retention.js';
-import type { PushOptions } from '../../push/pushOptions.js';
-import type { AbuseLimitOptions } from '../../server/abuseLimits.js';
-import type { TaskLimits } from '../../server/taskLimits.js';
-import { webhookSecretKeys } from '../../push/webhookSignature.js';
-import type { AuthConfig, SchemeVerifierConfig } from '../../auth/authConfig.js';
 import { heldAccessLog } from '../accessLogOutput.js';
+import { readAuthConfig } from './authConfigFile.js';
+import { abuseLimitOptions, compatOption, pushLabel, pushOptions, taskLimitOptions, trustProxyOption } from './serveFlags.js';
 import { whenStdoutClosed } from '../stdoutClosed.js';
 
 export const serveHelp = `Usage: a2a serve [options]
@@ -322,130 +316,6 @@ function storeKind(spec: string): StoreSpec['kind'] | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** --no-compat: the handler option `compat03` (0.3 clients are served by default). */
-function compatOption(noCompat: boolean | undefined): { compat03?: boolean } {
-  return noCompat ? { compat03: false } : {};
-}
-
-/** R25 limits from --rate-limit, --max-streams, --max-tasks-per-context (undefined: none set). */
-function abuseLimitOptions(values: { 'rate-limit'?: string; 'max-streams'?: string; 'max-tasks-per-context'?: string }): AbuseLimitOptions | undefined {
-  const rate = intOption(values['rate-limit'], '--rate-limit', { min: 1 });
-  const streams = intOption(values['max-streams'], '--max-streams', { min: 1 });
-  const tasks = intOption(values['max-tasks-per-context'], '--max-tasks-per-context', { min: 1 });
-  if (rate === undefined && streams === undefined && tasks === undefined) return undefined;
-  return {
-    ...(rate !== undefined ? { requestsPerSecond: rate } : {}),
-    ...(streams !== undefined ? { maxStreamsPerCaller: streams } : {}),
-    ...(tasks !== undefined ? { maxActiveTasksPerContext: tasks } : {}),
-  };
-}
-
-/** --trust-proxy (repeatable, comma-separated): the proxies whose X-Forwarded-For is believed, checked here (exit 2). */
-function trustProxyOption(values: string[] | undefined): string[] | undefined {
-  if (values === undefined) return undefined;
-  const entries = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
-  if (entries.length === 0) throw new UsageError('--trust-proxy needs addresses or CIDR ranges, e.g. --trust-proxy 10.0.0.0/8');
-  try {
-    new TrustedProxies(entries);
-  } catch (error) {
-    throw new UsageError((error as Error).message.replace(/^trustProxy:/, '--trust-proxy:'));
-  }
-  return entries;
-}
-
-/** R16 caps from --max-history-messages, --max-history-chars, --max-list-response-chars (undefined: the defaults). */
-function taskLimitOptions(values: {
-  'max-history-messages'?: string;
-  'max-history-chars'?: string;
-  'max-list-response-chars'?: string;
-}): Partial<TaskLimits> | undefined {
-  const flags = {
-    maxHistoryMessages: intOption(values['max-history-messages'], '--max-history-messages', { min: 1 }),
-    maxHistoryChars: intOption(values['max-history-chars'], '--max-history-chars', { min: 1 }),
-    maxListResponseChars: intOption(values['max-list-response-chars'], '--max-list-response-chars', { min: 1 }),
-  };
-  const limits: Partial<TaskLimits> = {};
-  for (const [name, value] of Object.entries(flags) as Array<[keyof TaskLimits, number | undefined]>) if (value !== undefined) limits[name] = value;
-  return Object.keys(limits).length > 0 ? limits : undefined;
-}
-
-/** Push settings from flags and the environment; secrets are checked here, never printed. */
-function pushOptions(values: {
-  'allow-private-webhooks'?: boolean;
-  'push-key'?: string;
-  'webhook-secret'?: string[];
-  'push-max-attempts'?: string;
-  'push-backoff-ms'?: string;
-}): PushOptions {
-  const maxAttempts = intOption(values['push-max-attempts'], '--push-max-attempts', { min: 1 });
-  const baseDelayMs = intOption(values['push-backoff-ms'], '--push-backoff-ms', { min: 1 });
-  const key = values['push-key'] ?? process.env.A2A_PUSH_KEY;
-  const secrets = values['webhook-secret'] ?? (process.env.A2A_WEBHOOK_SECRETS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  try {
-    webhookSecretKeys(secrets, (i) => `webhook secret #${i + 1}`);
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : 'invalid webhook secret');
-  }
-  return {
-    allowPrivateWebhooks: values['allow-private-webhooks'] === true,
-    ...(key ? { credentialKey: key } : {}),
-    ...(secrets.length > 0 ? { signingSecrets: secrets } : {}),
-    retry: { ...(maxAttempts !== undefined ? { maxAttempts } : {}), ...(baseDelayMs !== undefined ? { baseDelayMs } : {}) },
-    onDelivery: (r) => {
-      if (r.verdict.action === 'complete') return;
-      const what = r.verdict.action === 'retry' ? `will retry in ${Math.round(r.verdict.delayMs / 100) / 10} s` : r.verdict.action === 'disable' ? 'config disabled' : 'dead letter';
-      console.error(`a2a serve: push to ${r.url} (task ${r.taskId} #${r.seq}, attempt ${r.attempts}): ${r.verdict.error}; ${what}`);
-    },
-  };
-}
-
-const AUTH_OPTIONS = new Set(['realm', 'clockSkewSeconds', 'jwksCacheSeconds', 'jwksCooldownSeconds', 'allowPrivateNetworks']);
-
-/**
- * `--auth-config`: per scheme name its verifier settings (flat), or `{"schemes": {...}, ...options}`.
- * An mtls scheme's `ca` is a PEM file (relative to the config file) for the TLS listeners.
- */
-function readAuthConfig(path: string): { config: AuthConfig; clientCas: Buffer[] } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readOptionFile('--auth-config', path).toString('utf8'));
-  } catch (error) {
-    throw new UsageError(`--auth-config ${path}: ${error instanceof Error ? error.message : 'unreadable'}`);
-  }
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (!isObject(raw)) throw new UsageError(`--auth-config ${path}: expected a JSON object of scheme names`);
-  const nested = isObject(raw.schemes);
-  const entries = nested ? (raw.schemes as Record<string, unknown>) : raw;
-  const options: Record<string, unknown> = {};
-  if (nested) {
-    for (const [key, value] of Object.entries(raw)) {
-      if (key === 'schemes') continue;
-      if (!AUTH_OPTIONS.has(key)) throw new UsageError(`--auth-config ${path}: unknown option "${key}" (${[...AUTH_OPTIONS].join(', ')})`);
-      options[key] = value;
-    }
-  }
-  const schemes: Record<string, SchemeVerifierConfig> = {};
-  const clientCas: Buffer[] = [];
-  for (const [name, value] of Object.entries(entries)) {
-    if (!isObject(value)) throw new UsageError(`--auth-config ${path}: "${name}" must be an object of verifier settings`);
-    const { ca, ...settings } = value;
-    if (ca !== undefined) {
-      if (typeof ca !== 'string') throw new UsageError(`--auth-config ${path}: "${name}.ca" must be a file name`);
-      clientCas.push(readCaFile(`--auth-config ${path}: "${name}.ca"`, resolve(dirname(path), ca)));
-    }
-    schemes[name] = settings as SchemeVerifierConfig;
-  }
-  return { config: { ...(options as Omit<AuthConfig, 'schemes'>), schemes }, clientCas };
-}
-
-function pushLabel(push: PushOptions): string {
-  const parts = ['on'];
-  if (push.signingSecrets) parts.push('signed');
-  if (push.credentialKey) parts.push('credentials sealed');
-  if (push.allowPrivateWebhooks) parts.push('private addresses allowed');
-  return parts.join(', ');
 }
 
 export { UsageError };
