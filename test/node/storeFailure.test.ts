@@ -1,9 +1,10 @@
 /**
  * A run whose outcome cannot be stored answers its caller with an InternalError, never with a
  * stale or missing task (a blocking SendMessage once answered 200 SUBMITTED from a full disk).
- * A full disk cannot be arranged portably, so the real SQLite store is switched to
- * `PRAGMA query_only` while the run goes on: from then on SQLite itself refuses every write
- * (SQLITE_READONLY), as it refuses them with SQLITE_FULL on a full disk.
+ * The real SQLite store gets triggers that refuse every write to its tasks and events while the
+ * run goes on (SQLITE_CONSTRAINT_TRIGGER): a failure that waiting does not mend. A full disk
+ * (SQLITE_FULL) or a read-only file is the store out of reach instead, whose writes are retried
+ * and whose caller gets UNAVAILABLE (test/stores/sqliteFull.test.ts).
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,13 +34,22 @@ async function serverWith(executor: (store: SqliteTaskStore) => AgentExecutor): 
   return { s, store, errors };
 }
 
-const readOnly = (store: SqliteTaskStore): void => void store.db.pragma('query_only = ON');
+const WRITES = ['INSERT ON tasks', 'UPDATE ON tasks', 'INSERT ON events'];
+
+/** Every write to the store's tasks and events fails from now on, until allowWrites. */
+function refuseWrites(store: SqliteTaskStore): void {
+  for (const [i, on] of WRITES.entries()) store.db.exec(`CREATE TRIGGER refuse_${i} BEFORE ${on} BEGIN SELECT RAISE(ABORT, 'writes refused'); END`);
+}
+
+function allowWrites(store: SqliteTaskStore): void {
+  for (const i of WRITES.keys()) store.db.exec(`DROP TRIGGER refuse_${i}`);
+}
 
 test('the task was stored SUBMITTED, then every write fails: a blocking SendMessage gets an InternalError, not the stale SUBMITTED task', async () => {
   const { s, store, errors } = await serverWith((db) => ({
     async execute(_ctx, task) {
       await task.submit();
-      readOnly(db); // the disk is full from now on
+      refuseWrites(db); // the store refuses every write from now on
       await task.complete('done');
     },
   }));
@@ -48,7 +58,7 @@ test('the task was stored SUBMITTED, then every write fails: a blocking SendMess
   assert.equal(res.error?.code, -32603, JSON.stringify(res));
   assert.equal(res.error?.message, 'The server could not store the outcome of this task');
   assert.ok(errors.length >= 2, 'the agent\'s failed write and the failed FAILED write went to onError');
-  store.db.pragma('query_only = OFF');
+  allowWrites(store);
   const stored = await store.list({ tenant: '', pageSize: 10 });
   assert.equal(stored.records[0]?.task.status.state, 'TASK_STATE_SUBMITTED', 'the store really holds the stale task');
 });
@@ -56,7 +66,7 @@ test('the task was stored SUBMITTED, then every write fails: a blocking SendMess
 test('no write succeeds at all: SendMessage gets an InternalError (it used to fail with a TypeError on the missing task)', async () => {
   const { s, errors } = await serverWith((db) => ({
     async execute(_ctx, task) {
-      readOnly(db);
+      refuseWrites(db);
       await task.startWork();
     },
   }));
@@ -71,7 +81,7 @@ test('no write succeeds at all: SendMessage gets an InternalError (it used to fa
 test('an agent that swallows the failed write and returns: the run\'s own FAILED write fails too, and the caller gets an InternalError', async () => {
   const { s } = await serverWith((db) => ({
     async execute(_ctx, task) {
-      readOnly(db);
+      refuseWrites(db);
       await task.startWork().catch(() => undefined);
     },
   }));
