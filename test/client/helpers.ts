@@ -5,6 +5,8 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import assert from 'node:assert/strict';
+import { A2AClientError } from '../../src/client/errors.js';
 import type { HttpRequest, HttpResponse } from '../../src/server/http/httpTypes.js';
 import type { TestServer } from '../support/server.js';
 
@@ -150,6 +152,12 @@ export async function startCuttingProxy(targetUrl: string, options: { cutAfterBy
         server.close(() => resolve());
       }),
   };
+}
+
+/** For assert.rejects: the client refused the agent's answer as INVALID_RESPONSE. */
+export function invalidResponse(error: unknown): true {
+  assert.ok(A2AClientError.is(error, 'INVALID_RESPONSE'), `expected INVALID_RESPONSE, got ${String(error)}`);
+  return true;
 }
 
 export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {

@@ -12,8 +12,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { A2AClientError, A2AError, createClient, type AgentCard, type StreamResponse } from '../../src/client/index.js';
+import { A2AError, createClient, type AgentCard, type StreamResponse } from '../../src/client/index.js';
 import { runToExit } from '../cli/cliHelpers.js';
+import { collect, invalidResponse } from './helpers.js';
 
 const status = { state: 'TASK_STATE_COMPLETED' };
 const task = { id: 't1', contextId: 'c1', status };
@@ -61,17 +62,6 @@ before(async () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 after(() => server.close());
-
-function invalidResponse(error: unknown): true {
-  assert.ok(A2AClientError.is(error, 'INVALID_RESPONSE'), `expected INVALID_RESPONSE, got ${String(error)}`);
-  return true;
-}
-
-async function drain(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
-  const events: StreamResponse[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
 
 /** Tasks whose nested fields have the wrong shape (each crashed a reader before). */
 const MALFORMED: Record<string, unknown> = {
@@ -164,15 +154,15 @@ describe('JSON-08 stream events are checked as deep', () => {
   test('a status update whose message has a null part ends the stream with INVALID_RESPONSE', async () => {
     answer = { events: [{ task: { ...task, status: { state: 'TASK_STATE_WORKING' } } }, { statusUpdate: { taskId: 't1', contextId: 'c1', status: { state: 'TASK_STATE_COMPLETED', message: { ...message, parts: [null] } } } }] };
     const client = await createClient(url, { resume: false });
-    await assert.rejects(drain(client.streamText('x')), invalidResponse);
+    await assert.rejects(collect(client.streamText('x')), invalidResponse);
   });
 
   test('an A2A 0.3 agent’s events are checked after their translation', async () => {
     const client = await createClient(cardFor(url, '0.3'), { resume: false });
     answer = { events: [{ kind: 'task', id: '', contextId: 'c1', status: { state: 'working' } }] };
-    await assert.rejects(drain(client.streamText('x')), invalidResponse);
+    await assert.rejects(collect(client.streamText('x')), invalidResponse);
     answer = { events: [{ kind: 'status-update', taskId: 't1', contextId: 'c1', status: { state: 'completed', message: { kind: 'message', messageId: 'm', role: 'agent', parts: [{ kind: 'text', text: 5 }] } }, final: true }] };
-    await assert.rejects(drain(client.streamText('x')), invalidResponse);
+    await assert.rejects(collect(client.streamText('x')), invalidResponse);
   });
 });
 
@@ -196,8 +186,8 @@ describe('STREAM-09 events about another task', () => {
   test('SubscribeToTask t1 answered with task OTHER; a follow-up message to t1 answered about OTHER', async () => {
     answer = { events: [{ task: { ...task, id: 'OTHER' } }] };
     const client = await createClient(url);
-    await assert.rejects(drain(client.subscribeToTask({ id: 't1' })), invalidResponse);
-    await assert.rejects(drain(client.streamText('more', { taskId: 't1' })), invalidResponse);
+    await assert.rejects(collect(client.subscribeToTask({ id: 't1' })), invalidResponse);
+    await assert.rejects(collect(client.streamText('more', { taskId: 't1' })), invalidResponse);
   });
 
   test('the CLI: a2a stream exits 4 INVALID_RESPONSE', async () => {

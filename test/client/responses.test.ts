@@ -8,8 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { A2AClientError, createClient, type AgentCard, type TransportFactory } from '../../src/client/index.js';
+import { createClient, type AgentCard, type TransportFactory } from '../../src/client/index.js';
 import { runToExit } from '../cli/cliHelpers.js';
+import { invalidResponse } from './helpers.js';
 
 const task = { id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_COMPLETED' } };
 
@@ -33,11 +34,6 @@ function answering(result: (method: string) => unknown) {
     const body = rpc.method ? { jsonrpc: '2.0', id: rpc.id, result: result(rpc.method) } : result('');
     return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
   };
-}
-
-function invalidResponse(error: unknown): true {
-  assert.ok(A2AClientError.is(error, 'INVALID_RESPONSE'), `expected INVALID_RESPONSE, got ${String(error)}`);
-  return true;
 }
 
 describe('JSON-08 unary answers of the wrong shape are INVALID_RESPONSE', () => {

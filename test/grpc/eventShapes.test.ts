@@ -13,11 +13,11 @@ import { after, before, describe, test } from 'node:test';
 import { fromJson, toBinary, type JsonValue } from '@bufbuild/protobuf';
 import { Server, ServerCredentials, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { createGrpcClient, grpcTransport } from '../../src/bindings/grpc/client.js';
-import { A2AClientError } from '../../src/client/errors.js';
 import { createClient } from '../../src/client/index.js';
 import { StreamResponseSchema } from '../../src/gen/a2a_pb.js';
 import type { AgentCard, StreamResponse } from '../../src/protocol/types.js';
 import { runToExit } from '../cli/cliHelpers.js';
+import { collect, invalidResponse } from '../client/helpers.js';
 
 const event = (json: object) => Buffer.from(toBinary(StreamResponseSchema, fromJson(StreamResponseSchema, json as JsonValue)));
 const WORKING = { task: { id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' } } };
@@ -73,17 +73,6 @@ after(async () => {
   await new Promise<void>((resolve) => grpc.tryShutdown(() => resolve()));
 });
 
-function invalidResponse(error: unknown): true {
-  assert.ok(A2AClientError.is(error, 'INVALID_RESPONSE'), `expected INVALID_RESPONSE, got ${String(error)}`);
-  return true;
-}
-
-async function drain(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
-  const events: StreamResponse[] = [];
-  for await (const e of stream) events.push(e);
-  return events;
-}
-
 const request = { message: { messageId: 'm1', role: 'ROLE_USER' as const, parts: [{ text: 'x' }] } };
 
 describe('JSON-08 gRPC stream events are shape-checked', () => {
@@ -98,10 +87,10 @@ describe('JSON-08 gRPC stream events are shape-checked', () => {
     try {
       for (const [name, bytes] of Object.entries(malformed)) {
         messages = [bytes];
-        await assert.rejects(drain(client.sendStreamingMessage(request)), invalidResponse, name);
+        await assert.rejects(collect(client.sendStreamingMessage(request)), invalidResponse, name);
       }
       messages = [event(WORKING), event(COMPLETED)];
-      assert.deepEqual(await drain(client.sendStreamingMessage(request)), [WORKING, COMPLETED]);
+      assert.deepEqual(await collect(client.sendStreamingMessage(request)), [WORKING, COMPLETED]);
     } finally {
       client.close();
     }
@@ -113,7 +102,7 @@ describe('JSON-08 gRPC stream events are shape-checked', () => {
       const client = await createClient(card(), { transports: [transport], resume: false });
       for (const [name, bytes] of Object.entries(malformed)) {
         messages = [bytes];
-        await assert.rejects(drain(client.streamText('x')), invalidResponse, name);
+        await assert.rejects(collect(client.streamText('x')), invalidResponse, name);
       }
     } finally {
       transport.close();
@@ -147,7 +136,7 @@ describe('STREAM-09 gRPC: an event about another task', () => {
       );
       assert.deepEqual(seen, [WORKING]);
       messages = [event(WORKING)];
-      await assert.rejects(drain(client.subscribeToTask({ id: 'OTHER' })), invalidResponse);
+      await assert.rejects(collect(client.subscribeToTask({ id: 'OTHER' })), invalidResponse);
     } finally {
       client.close();
     }
