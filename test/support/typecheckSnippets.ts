@@ -1,6 +1,8 @@
 /**
  * Type-checks code blocks from the docs as virtual files placed in `dir` (so their relative
- * imports resolve as they would there), with the project's tsconfig. Nothing is written.
+ * imports resolve as they would there), with the project's tsconfig plus two settings of the strict
+ * setup the README names for users: `exactOptionalPropertyTypes`, and `lib: ["ES2022"]` (no DOM)
+ * with `@types/node`. Nothing is written.
  * Returns one line per problem, naming the block as `<prefix>_<n>.ts:line:col`.
  */
 import { join, resolve } from 'node:path';
@@ -11,7 +13,12 @@ export function typecheckSnippets(options: { root: string; dir: string; prefix: 
   const config = ts.readConfigFile(join(root, 'tsconfig.json'), (p) => ts.sys.readFile(p));
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
   const snippets = new Map(blocks.map((text, i) => [resolve(dir, `${prefix}_${i + 1}.ts`), text]));
-  const compilerOptions: ts.CompilerOptions = { ...parsed.options, noEmit: true };
+  const compilerOptions: ts.CompilerOptions = {
+    ...parsed.options,
+    noEmit: true,
+    exactOptionalPropertyTypes: true,
+    lib: ['lib.es2022.d.ts'],
+  };
   const host = ts.createCompilerHost(compilerOptions);
   const { fileExists, readFile, getSourceFile } = host;
   host.fileExists = (f) => snippets.has(resolve(f)) || fileExists.call(host, f);
