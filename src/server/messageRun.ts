@@ -5,7 +5,7 @@
  */
 import { PushNotificationNotSupportedError, UnsupportedOperationError, invalidField } from '../protocol/errors.js';
 import { activatedExtensions } from '../protocol/serviceParams.js';
-import { isTerminalState } from '../protocol/taskStates.js';
+import { isFinalForNow, isTerminalState } from '../protocol/taskStates.js';
 import type { AgentCard, Message, SendMessageRequest } from '../protocol/types.js';
 import type { PushRuntime } from '../push/pushOptions.js';
 import type { AbuseLimits } from './abuseLimits.js';
@@ -14,14 +14,20 @@ import { Execution, type Outcome } from './execution.js';
 import { LazyAbort } from './lazyAbort.js';
 import { checkInputModes } from './mediaTypes.js';
 import { messageClaim, messageFingerprint, usedId } from './messageFingerprint.js';
+import type { SignalHolder } from './pushStream.js';
 import type { CallContext } from './requestHandler.js';
 import { textOf } from './runContext.js';
 import type { TaskRecord } from './stores/taskStore.js';
+import { stoppedWaiting, untilSettled, type ElsewhereDeps } from './settledElsewhere.js';
 import { ownerOf, ownsContexts, requireOwnContext, requireTask } from './taskQueries.js';
 import { followUpRefusal, type TaskLimits } from './taskLimits.js';
 
-/** What a run a message starts needs from the request handler: a detached run's needs, the card, push configs and abuse limits. */
-export interface MessageRunDeps extends DetachedRunDeps {
+/**
+ * What a run a message starts needs from the request handler: a detached run's needs, the card,
+ * push configs and abuse limits, and what a blocking duplicate needs to wait for a run on
+ * another instance.
+ */
+export interface MessageRunDeps extends DetachedRunDeps, ElsewhereDeps {
   agentCard: AgentCard;
   push: PushRuntime | undefined;
   abuse: AbuseLimits | undefined;
@@ -30,37 +36,61 @@ export interface MessageRunDeps extends DetachedRunDeps {
 }
 
 /**
- * R4: the task of a message id this caller already used in this tenant, after the run it started
- * has settled (unless `wait` is false); a different message under an id the caller used is
- * invalid params. IDEM-02 / ERR-04: ids are per caller (the owner), so another caller's use of
- * the id is not seen here, and its message is processed as any new one.
+ * Who is answered: the caller whose message ids they are (the owner) and, for a blocking call,
+ * the call, whose abort ends a wait for a run on another instance.
  */
-export async function duplicateOf(deps: MessageRunDeps, req: SendMessageRequest, options: { wait: boolean; owner: string }): Promise<TaskRecord | undefined> {
+export interface Answered {
+  owner: string;
+  /** The blocking call; undefined: answered at once (returnImmediately, streams). */
+  waits?: SignalHolder | undefined;
+}
+
+/** A blocking caller. */
+export type Blocking = Answered & { waits: SignalHolder };
+
+/**
+ * R4: the task of a message id this caller already used in this tenant, after the run it started
+ * has settled (for a blocking call); a different message under an id the caller used is invalid
+ * params. IDEM-02 / ERR-04: ids are per caller (the owner), so another caller's use of the id is
+ * not seen here, and its message is processed as any new one.
+ */
+export async function duplicateOf(deps: MessageRunDeps, req: SendMessageRequest, caller: Answered): Promise<TaskRecord | undefined> {
   const tenant = req.tenant ?? '';
-  const seen = await deps.store.findMessage(tenant, options.owner, req.message.messageId);
+  const seen = await deps.store.findMessage(tenant, caller.owner, req.message.messageId);
   if (!seen) return undefined;
   if (seen.fingerprint !== messageFingerprint(req.message)) throw usedId();
   const task = { tenant, id: seen.taskId };
-  return options.wait ? idleTask(deps, task, options.owner) : requireTask(deps.store, task, options.owner);
+  const { waits } = caller;
+  return waits ? settledTask(deps, task, { owner: caller.owner, waits }) : requireTask(deps.store, task, caller.owner);
 }
 
-/** The task once its runs on this instance are idle (MSG-01: what a blocking duplicate answers). */
-async function idleTask(deps: MessageRunDeps, task: { tenant: string; id: string }, owner: string): Promise<TaskRecord> {
+/**
+ * MSG-01, what a blocking duplicate answers: the task once its runs on this instance are idle
+ * and, when instances share the store under leases and it is still SUBMITTED or WORKING, once
+ * the instance running it (or the one that takes it over) has left it terminal or interrupted.
+ */
+async function settledTask(deps: MessageRunDeps, task: { tenant: string; id: string }, caller: Blocking): Promise<TaskRecord> {
   await deps.runner.idle(task.tenant, task.id);
-  return requireTask(deps.store, task, owner);
+  const record = await requireTask(deps.store, task, caller.owner);
+  // One instance: the run that is over left the task as it is (an agent may return on WORKING).
+  if (isFinalForNow(record.task.status.state) || deps.store.sharedAcrossInstances !== true || !deps.runner.leases) return record;
+  await untilSettled(deps, task, caller.waits);
+  const settled = await requireTask(deps.store, task, caller.owner);
+  if (!isFinalForNow(settled.task.status.state)) throw stoppedWaiting(task.id);
+  return settled;
 }
 
 /**
  * MSG-01: what a blocking SendMessage is answered with, the run's settled outcome. A run that
  * answered as a concurrent duplicate of its message (it passed duplicateOf before the first
  * delivery's claim was stored) answers, as duplicateOf does, with the first delivery's task once
- * that task's runs are idle. Waited for here, outside the duplicate's run: that run may be queued
- * on the very task, and would wait for itself.
+ * that task has settled (settledTask). Waited for here, outside the duplicate's run: that run may be
+ * queued on the very task, and would wait for itself.
  */
-export async function settledAnswer(deps: MessageRunDeps, execution: Execution, owner: string): Promise<Outcome> {
+export async function settledAnswer(deps: MessageRunDeps, execution: Execution, caller: Blocking): Promise<Outcome> {
   const outcome = await execution.settled;
   const task = execution.duplicateTask;
-  return task && outcome.kind === 'task' ? { kind: 'task', record: await idleTask(deps, task, owner) } : outcome;
+  return task && outcome.kind === 'task' ? { kind: 'task', record: await settledTask(deps, task, caller) } : outcome;
 }
 
 /**

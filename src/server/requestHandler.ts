@@ -80,6 +80,8 @@ export class A2ARequestHandler {
   private readonly decodeLimits: DecodeLimits;
   /** options.onError, or the default logError. */
   readonly onError: ErrorHook;
+  /** Aborted when drain() begins: blocking retries waiting for another instance's run stop (settledElsewhere.ts). */
+  private readonly closing = new AbortController();
   /** Observes every call for options.onCall; undefined without it. */
   readonly calls: CallObserver | undefined;
 
@@ -121,6 +123,8 @@ export class A2ARequestHandler {
       push: this.push,
       abuse: this.abuse,
       taskLimits: taskLimits(options.limits),
+      bus: this.bus,
+      closing: this.closing.signal,
     };
   }
 
@@ -246,18 +250,19 @@ export class A2ARequestHandler {
 
   private async sendMessage(req: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
     // R4: a retry of a message already received is answered from its task; the agent does not run again.
-    const duplicate = await duplicateOf(this.runDeps, req, { wait: req.configuration?.returnImmediately !== true, owner: ownerOf(ctx) });
-    if (duplicate) return this.toResponse({ kind: 'task', record: duplicate }, req.configuration?.historyLength);
     const immediately = req.configuration?.returnImmediately === true;
+    const caller = { owner: ownerOf(ctx), waits: ctx };
+    const duplicate = await duplicateOf(this.runDeps, req, immediately ? { owner: caller.owner } : caller);
+    if (duplicate) return this.toResponse({ kind: 'task', record: duplicate }, req.configuration?.historyLength);
     const execution = await startExecution(this.runDeps, req, { ctx, answer: immediately ? 'started' : 'settled' });
-    return this.toResponse(await (immediately ? execution.started : settledAnswer(this.runDeps, execution, ownerOf(ctx))), req.configuration?.historyLength);
+    return this.toResponse(await (immediately ? execution.started : settledAnswer(this.runDeps, execution, caller)), req.configuration?.historyLength);
   }
 
   private async sendStreamingMessage(req: SendMessageRequest, ctx: CallContext): Promise<AsyncIterable<StreamItem>> {
     const existing = req.message.taskId !== undefined;
     const tenant = req.tenant ?? '';
     const historyLength = req.configuration?.historyLength;
-    const duplicate = await duplicateOf(this.runDeps, req, { wait: false, owner: ownerOf(ctx) });
+    const duplicate = await duplicateOf(this.runDeps, req, { owner: ownerOf(ctx) });
     // R4: a retried stream follows the task its first delivery started, from its current snapshot.
     if (duplicate) return this.openStream({ tenant, taskId: duplicate.task.id, start: 'snapshot', historyLength }, ctx);
     const execution = await startExecution(this.runDeps, req, { ctx, answer: 'started' });
@@ -375,8 +380,10 @@ export class A2ARequestHandler {
   /**
    * Graceful shutdown: waits for running executions, aborts them after `timeoutMs`, waits
    * SHUTDOWN_GRACE_MS more, then settles the runs cut short (cutOffRuns.ts) and stops waiting.
+   * Blocking retries waiting for a run on another instance are answered UNAVAILABLE at once.
    */
   async drain(timeoutMs: number): Promise<void> {
+    this.closing.abort();
     await this.runner.drain({ timeoutMs, onCutOff: (tasks) => settleCutOffRuns(this.runDeps, tasks) });
     // Deliveries not yet made stay in the outbox for the next start.
     await this.push?.dispatcher?.stop();
