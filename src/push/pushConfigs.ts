@@ -164,7 +164,9 @@ export class PushConfigService {
       if (!SCHEME_PATTERN.test(auth.scheme)) throw invalidField(`${f}authentication.scheme`, 'must be an HTTP authentication scheme name such as Bearer');
       checkSecret(auth.credentials, { field: `${f}authentication.credentials`, max: l.maxCredentialsLength });
     }
-    const config: StoredPushConfig = { id: input.id || this.options.newId(), taskId: target.taskId, url: input.url };
+    // A 0.3 config without an id is the task's own (id = taskId), as both 0.3 SDKs store it, inline or set.
+    const id = input.id || (target.protocolVersion === '0.3' ? target.taskId : this.options.newId());
+    const config: StoredPushConfig = { id, taskId: target.taskId, url: input.url };
     if (input.token !== undefined && input.token !== '') config.token = input.token;
     if (auth) config.authentication = auth.credentials === undefined ? { scheme: auth.scheme } : { scheme: auth.scheme, credentials: auth.credentials };
     if (target.protocolVersion === '0.3') config.dialect = '0.3';

@@ -102,3 +102,25 @@ test('§5.7: an inline push config of a 0.3 message/send gets 0.3 payloads', asy
     await hook.close();
   }
 });
+
+test('§5.7 / compat.md: an inline 0.3 config without an id is the task\'s (id = taskId), so a later 0.3 set replaces it', async () => {
+  const setup = await startSdkClientSetup('JSONRPC');
+  const oldHook = await startReceiver();
+  const newHook = await startReceiver();
+  try {
+    const params = { ...params03('ask what colour?'), configuration: { blocking: true, pushNotificationConfig: { url: oldHook.url } } };
+    const task = asTask(await setup.client.sendMessage(params));
+    assert.equal(task.status.state, 'input-required');
+    await setup.client.setTaskPushNotificationConfig({ taskId: task.id, pushNotificationConfig: { url: newHook.url } });
+    const listed = await setup.client.listTaskPushNotificationConfig({ id: task.id });
+    assert.deepEqual(
+      listed.map((c) => [c.pushNotificationConfig.id, c.pushNotificationConfig.url]),
+      [[task.id, newHook.url]],
+      'one config, the task\'s, now pointing at the new URL',
+    );
+  } finally {
+    await setup.s.close();
+    await oldHook.close();
+    await newHook.close();
+  }
+});
