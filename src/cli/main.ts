@@ -1,6 +1,7 @@
 /** The `a2a` command line. Commands are loaded on use, so calling an agent never loads the server. */
+import { secretsOf } from './argSecrets.js';
 import { isUsageError, reportOf } from './errors.js';
-import { redactUrls } from './redact.js';
+import { redactSecrets } from './redact.js';
 import { stdoutClosed } from './stdoutClosed.js';
 import { UsageError } from './usage.js';
 import { usageText } from './usageText.js';
@@ -121,11 +122,15 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** A failure on stderr (usage errors with "see … --help") and, with --json, as {"error": …} on stdout; its exit code. */
+/**
+ * A failure on stderr (usage errors with "see … --help") and, with --json, as {"error": …} on
+ * stdout; its exit code. The credentials among `args` and in the environment never show (R23).
+ */
 function reportFailure(prefix: string, { error, args }: { error: unknown; args: string[] }): number {
   const usage = isUsageError(error);
-  const report = reportOf(error);
-  if (usage) report.message = redactUrls(usageText(error));
+  const secrets = secretsOf(args, process.env);
+  const report = reportOf(error, secrets);
+  if (usage) report.message = redactSecrets(usageText(error), secrets);
   if (wantsJson(args)) process.stdout.write(`${JSON.stringify({ error: report })}\n`);
   process.stderr.write(`${prefix}: ${report.message}\n`);
   if (usage) process.stderr.write(`see ${prefix} --help\n`);
