@@ -58,16 +58,17 @@ export class JsonRpc03Transport implements Transport {
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
     const { res, id } = await this.post(call, v03CallOf(call), 'text/event-stream');
-    const bodyError = (body: unknown) => {
+    // The JSON answer in place of a stream and every event are each a JSON-RPC response to this request (RPC-09).
+    const answer = (body: unknown) => {
       checkResponseId(body, { id, status: res.status });
-      resultOf(body, res.status);
+      return resultOf(body, res.status);
     };
-    await openEventStream(res, { errorOf: httpErrorOf, bodyError, limits: this.context });
+    await openEventStream(res, { errorOf: httpErrorOf, bodyError: answer, limits: this.context });
     const decode = (sse: SseEvent): unknown => {
       const body = parseJson(sse.data, 'an event');
       // The 0.3 SDKs send `event: error` with a JSON-RPC error response (or the bare error object).
       if (sse.event === 'error' && isObject(body) && !isObject(body.error) && typeof body.code === 'number') throw errorFromV03(body);
-      return resultOf(body, res.status);
+      return answer(body);
     };
     return v03StreamItems(res, { decode, limits: this.context });
   }

@@ -55,19 +55,20 @@ class JsonRpcTransport implements Transport {
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
     const { res, id } = await this.post(call, 'text/event-stream');
-    // STREAM-12: an error found before the first event is an ordinary JSON-RPC response.
-    const bodyError = (body: unknown) => {
+    // RPC-07 / RPC-09: the JSON answer in place of a stream (STREAM-12: an error found before the
+    // first event) and every event are each a JSON-RPC response to this request: its id, its result.
+    const answer = (body: unknown) => {
       checkResponseId(body, { id, status: res.status });
-      resultOf(body, res.status);
+      return resultOf(body, res.status);
     };
-    await openEventStream(res, { errorOf: httpErrorOf, bodyError, limits: this.context });
+    await openEventStream(res, { errorOf: httpErrorOf, bodyError: answer, limits: this.context });
     return streamItems(res, (sse) => {
       const body = parseJson(sse.data, 'an event');
       // B9: `event: error` carries a JSON-RPC error response (or, from some servers, the bare error object).
       if (sse.event === 'error' && isObject(body) && !isObject(body.error) && typeof body.code === 'number') {
         throw fromJsonRpcError(body as unknown as JsonRpcErrorObject);
       }
-      return checkEvent(resultOf(body, res.status));
+      return checkEvent(answer(body));
     }, this.context);
   }
 }

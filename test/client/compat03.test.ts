@@ -47,8 +47,11 @@ const WIRE = {
     resubscribe: 'tasks/resubscribe',
     card: 'agent/getAuthenticatedExtendedCard',
     getTask: (_id: string) => 'tasks/get',
-    /** The first SSE events a server sends before it keeps the connection open. */
-    sse: (events: unknown[]) => events.map((result) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result })}\n\n`).join(''),
+    /** The first SSE events a server sends before it keeps the connection open, answering the request (`body`). */
+    sse: (events: unknown[], body: string) => {
+      const { id } = JSON.parse(body) as { id: unknown };
+      return events.map((result) => `data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`).join('');
+    },
     isStreamRequest: (_url: string, body: unknown) => String(body).includes('message/stream'),
   },
   'HTTP+JSON': {
@@ -58,7 +61,7 @@ const WIRE = {
     resubscribe: (id: string) => `GET /v1/tasks/${id}:subscribe`,
     card: 'GET /v1/card',
     getTask: (id: string) => `GET /v1/tasks/${id}`,
-    sse: (events: unknown[]) => events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join(''),
+    sse: (events: unknown[], _body: string) => events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join(''),
     isStreamRequest: (url: string) => url.endsWith('/v1/message:stream'),
   },
 } as const;
@@ -154,11 +157,11 @@ for (const binding of BINDINGS) {
     });
 
     test('STREAM a stream stops at the event marked final even if the server keeps the connection open', async () => {
-      const fetch: FetchLike = async () =>
+      const fetch: FetchLike = async (_url, init) =>
         new Response(
           new ReadableStream({
             start(controller) {
-              controller.enqueue(new TextEncoder().encode(wire.sse([...FINAL_EVENTS[binding]])));
+              controller.enqueue(new TextEncoder().encode(wire.sse([...FINAL_EVENTS[binding]], String(init?.body))));
             },
           }),
           { headers: { 'content-type': 'text/event-stream' } },

@@ -18,7 +18,7 @@ import {
 } from '../../src/client/index.js';
 import type { AgentExecutor } from '../../src/server/agentExecutor.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { BINDINGS, collect, hook, mapBody, record, startCuttingProxy, trace, type CuttingProxy, type Seen } from './helpers.js';
+import { BINDINGS, collect, hook, mapBody, record, startCuttingProxy, trace, withBody, type CuttingProxy, type Seen } from './helpers.js';
 
 function viaProxy(card: AgentCard, server: TestServer, proxy: CuttingProxy): AgentCard {
   return { ...card, supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, url: i.url.replace(server.url, proxy.url) })) };
@@ -250,13 +250,16 @@ for (const binding of BINDINGS) {
 
     test('resume: false → STREAM_CLOSED; an error event from the agent is thrown, not resumed', async () => {
       let mode: 'cut' | 'error' | 'bare' = 'cut';
-      const undo = hook(server, async (req, next) => {
+      const undo = hook(server, async (original, next) => {
+        const { req, body } = await withBody(original);
         const res = await next(req);
         if (typeof res.body !== 'object') return res;
         const rpcError = { code: -32603, message: 'overloaded' };
+        // JSON-RPC: the error response answers the request (its id).
+        const id = binding === 'JSONRPC' ? (JSON.parse(body) as { id: unknown }).id : undefined;
         const errorEvent =
           binding === 'JSONRPC'
-            ? `event: error\ndata: ${JSON.stringify(mode === 'bare' ? rpcError : { jsonrpc: '2.0', id: 1, error: rpcError })}\n\n`
+            ? `event: error\ndata: ${JSON.stringify(mode === 'bare' ? rpcError : { jsonrpc: '2.0', id, error: rpcError })}\n\n`
             : `event: error\ndata: ${JSON.stringify({ error: { code: 500, status: 'INTERNAL', message: 'overloaded' } })}\n\n`;
         return mapBody(res, (chunk, i) => (i < 2 ? chunk : mode !== 'cut' && i === 2 ? errorEvent : null));
       });

@@ -19,15 +19,15 @@ const task = (state: Task['status']['state'], texts: string[] = []): StreamRespo
 
 const FIRST: StreamResponse[] = [task('TASK_STATE_SUBMITTED'), status('TASK_STATE_WORKING'), chunk('one ', false), chunk('two ', true)];
 
-/** A JSON-RPC event stream of `events` numbered 1..n; `drop`: the connection breaks after the last. */
-function sse(events: StreamResponse[], drop: boolean): Response {
+/** A JSON-RPC event stream answering request `id` with `events` numbered 1..n; `drop`: the connection breaks after the last. */
+function sse(events: StreamResponse[], { id, drop }: { id: unknown; drop: boolean }): Response {
   const encoder = new TextEncoder();
   let i = 0;
   const body = new ReadableStream<Uint8Array>({
     // One event per read; the break comes once they were all read (an error discards queued chunks).
     pull(controller) {
       const result = events[i++];
-      if (result) controller.enqueue(encoder.encode(`id: ${i}\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result })}\n\n`));
+      if (result) controller.enqueue(encoder.encode(`id: ${i}\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`));
       else if (drop) controller.error(new Error('connection reset'));
       else controller.close();
     },
@@ -50,11 +50,11 @@ const card: AgentCard = {
 async function run(resubscribed: StreamResponse[]): Promise<{ events: StreamResponse[]; lastEventIds: (string | null)[] }> {
   const lastEventIds: (string | null)[] = [];
   const fetch = async (_url: string, init: RequestInit) => {
-    const { method } = JSON.parse(init.body as string) as { method: string };
-    if (method === 'SendStreamingMessage') return sse(FIRST, true);
+    const { method, id } = JSON.parse(init.body as string) as { method: string; id: unknown };
+    if (method === 'SendStreamingMessage') return sse(FIRST, { id, drop: true });
     assert.equal(method, 'SubscribeToTask');
     lastEventIds.push(new Headers(init.headers).get('last-event-id'));
-    return sse(resubscribed, false);
+    return sse(resubscribed, { id, drop: false });
   };
   const client = await createClient(card, { fetch, resume: { delayMs: 1, retries: 2 } });
   const events: StreamResponse[] = [];
