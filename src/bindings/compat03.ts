@@ -16,13 +16,15 @@ import { isFinalForNow } from '../protocol/taskStates.js';
 import type {
   AgentCard,
   ListTaskPushNotificationConfigsRequest,
+  OperationName,
   OperationRequests,
   StreamingOperationName,
   StreamResponse,
   TaskPushNotificationConfig,
   UnaryOperationName,
 } from '../protocol/types.js';
-import type { A2ARequestHandler, CallContext } from '../server/requestHandler.js';
+import { observed } from '../server/callObserver.js';
+import type { CallContext } from '../server/requestHandler.js';
 import type { StreamItem } from '../server/taskStream.js';
 import { stateAfter } from '../server/taskStream.js';
 import type { BindingContext } from './bindingContext.js';
@@ -46,7 +48,7 @@ export const V03_SERVED_BINDINGS: readonly string[] = ['JSONRPC', 'HTTP+JSON'];
 const MAX_LIST_PAGES = 1000;
 
 /** The 1.0 operation behind a 0.3 method (for authentication and capability checks). */
-export function v03Operation(method: V03Method): string {
+export function v03Operation(method: V03Method): OperationName {
   return V03_METHODS[method].operation;
 }
 
@@ -74,14 +76,6 @@ export async function unaryV03(binding: V03Binding, call: V03Request, ctx: CallC
       return resultToV03(call.method as Exclude<V03Method, 'message/stream' | 'tasks/resubscribe'>, result as never);
     }
   }
-}
-
-/**
- * A 0.3 call answered by several handler calls (every page of a list; a get falling back on the
- * list) is one call for the `onCall` hook: observed as a whole, the handler calls inside add to it.
- */
-export function observed<T>(handler: Pick<A2ARequestHandler, 'calls'>, call: { operation: UnaryOperationName; ctx: CallContext }, run: () => Promise<T>): Promise<T> {
-  return handler.calls ? handler.calls.unary(call.operation, call.ctx, run) : run();
 }
 
 /** Starts a streaming 0.3 call; translate its items with `streamItemToV03`. */

@@ -15,7 +15,7 @@ import type { OperationName } from '../protocol/types.js';
 import { toA2AError } from '../protocol/errors.js';
 import type { ErrorHook } from './errorHook.js';
 import { relay, toPushStream, type PushStream, type RelayEnd } from './pushStream.js';
-import type { CallContext } from './requestHandler.js';
+import type { A2ARequestHandler, CallContext } from './requestHandler.js';
 import type { StreamItem } from './taskStream.js';
 
 /** The binding a call came on (the card's protocolBinding names). */
@@ -144,10 +144,17 @@ export class CallObserver {
     this.end(ctx, { observation, outcome: toA2AError(error).reason });
   }
 
-  /** A unary call (or a composite one): reported when `run` settles, unless an outer observation owns it. */
+  /**
+   * A unary call (or a composite one): reported when `run` settles, unless an outer observation
+   * owns it (which then notes the task of the answer).
+   */
   async unary<T>(operation: OperationName, ctx: CallContext, run: () => Promise<T>): Promise<T> {
     const observation = this.claim(operation, ctx);
-    if (!observation) return run();
+    if (!observation) {
+      const result = await run();
+      ctx.observation?.answer(result);
+      return result;
+    }
     let result: T;
     try {
       result = await run();
@@ -219,6 +226,15 @@ export class CallObserver {
       this.onError(error, context);
     }
   }
+}
+
+/**
+ * `run` observed as one call for the `onCall` hook, the handler calls inside adding to it: a 0.3
+ * call answered by several handler calls, and every binding's answer with its encoding, so that
+ * an answer that cannot be encoded (or translated) is reported as the error the client receives.
+ */
+export function observed<T>(handler: Pick<A2ARequestHandler, 'calls'>, call: { operation: OperationName; ctx: CallContext }, run: () => Promise<T>): Promise<T> {
+  return handler.calls ? handler.calls.unary(call.operation, call.ctx, run) : run();
 }
 
 function requestTaskId(req: { id?: unknown; taskId?: unknown; message?: { taskId?: unknown } }): string | undefined {

@@ -35,8 +35,12 @@ export abstract class PushStream<T> implements AsyncIterable<T> {
   /** The consumer has room again after `push` returned false. */
   abstract resume(): void;
 
-  /** The consumer is gone: stop and release everything, silently. Idempotent. */
-  abstract close(): void;
+  /**
+   * The consumer is gone: stop and release everything, silently. Idempotent. With `failure`, the
+   * consumer gave up because of it (an event it could not write, which it answers as an error):
+   * the stream stops the same way, and a relay reports it as failed.
+   */
+  abstract close(failure?: unknown): void;
 
   protected abstract start(sink: StreamSink<T>): void;
 
@@ -216,7 +220,7 @@ class IterablePushStream<T> extends PushStream<T> {
   }
 }
 
-/** How a relayed stream ended: its end, an error, or its consumer went away (`close`). */
+/** How a relayed stream ended: its end, an error (its own, or its consumer's: `close(failure)`), or its consumer went away (`close`). */
 export type RelayEnd = 'done' | 'error' | 'closed';
 
 export interface RelayHooks<T> {
@@ -256,9 +260,10 @@ class RelayStream<T> extends PushStream<T> implements StreamSink<T> {
     this.source.resume();
   }
 
-  close(): void {
-    this.source.close();
-    this.settle('closed');
+  close(failure?: unknown): void {
+    this.source.close(failure);
+    if (failure === undefined) this.settle('closed');
+    else this.settle('error', failure);
   }
 
   push(item: T): boolean {

@@ -16,6 +16,7 @@ import { StreamResponseSchema } from '../../gen/a2a_pb.js';
 import { InternalError, toA2AError } from '../../protocol/errors.js';
 import { PROTOCOL_VERSION, activatedExtensions, extensionsHeaderFor } from '../../protocol/serviceParams.js';
 import type { StreamingOperationName, StreamResponse, UnaryOperationName } from '../../protocol/types.js';
+import { observed } from '../../server/callObserver.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
 import { GRPC_METHODS, jsonToBinary, requestToJson, type GrpcMethod } from './codec.js';
 import { GrpcCallContext, authenticate, type ContextEnv } from './callContext.js';
@@ -121,7 +122,9 @@ const v10Rpc = (method: GrpcMethod): GrpcRpc => ({
   path: method.path,
   streaming: method.streaming,
   operation: method.op,
-  unary: async ({ handler, request, ctx }) => encodeResponse(method.output, await handler.unary(method.op as UnaryOperationName, requestToJson(method.input, request), ctx)),
+  // Encoded inside the call's observation: an answer that cannot be written is the call's error (onCall).
+  unary: ({ handler, request, ctx }) =>
+    observed(handler, { operation: method.op, ctx }, async () => encodeResponse(method.output, await handler.unary(method.op as UnaryOperationName, requestToJson(method.input, request), ctx))),
   stream: async ({ handler, request, ctx }) => ({
     items: await handler.stream(method.op as StreamingOperationName, requestToJson(method.input, request), ctx),
     encode: encodeStreamEvent,

@@ -114,9 +114,9 @@ export class StreamCall implements StreamSink<StreamItem> {
     this.finish({ code: status.UNAVAILABLE, details: reason, metadata: new Metadata() });
   }
 
-  /** An event that cannot be written: stop the source and end the call with the error (B9). */
+  /** An event that cannot be written: stop the source (failed, for onCall) and end the call with the error (B9). */
   private abandon(error: unknown): false {
-    this.source?.close();
+    this.source?.close(error);
     this.fail(error);
     return false;
   }

@@ -23,6 +23,7 @@ import { A2AError } from '../../protocol/errors.js';
 import { isTerminalState } from '../../protocol/taskStates.js';
 import type { StreamingOperationName, Task } from '../../protocol/types.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
+import { observed } from '../../server/callObserver.js';
 import { singleItem, type StreamItem } from '../../server/taskStream.js';
 import { V03_SERVED_BINDINGS, streamItemToV03, streamV03, unaryV03, v03Operation } from '../compat03.js';
 import { jsonToBinary, requestToJson } from './codec.js';
@@ -79,9 +80,11 @@ function rpcOf(method: Grpc03Method, forms: () => V03CardForms): GrpcRpc {
 async function unary03(method: Grpc03Method, { handler, request, ctx }: GrpcRpcCall, v03Cards: V03CardForms): Promise<Buffer> {
   const params = paramsFromGrpc03(method.method, requestToJson(method.input, request));
   // GetAgentCard is the extended card's method (authenticated like GetExtendedAgentCard); an agent without one answers its public card.
+  // (An Agent Card request, not a call for onCall: docs/agents.md.)
   const publicCard = method.method === 'agent/getAuthenticatedExtendedCard' && handler.agentCard.capabilities.extendedAgentCard !== true;
-  const result = publicCard ? await v03Cards.of(handler.agentCard) : await unaryV03({ handler, v03Cards }, { method: method.method, params }, ctx);
-  return encodeResponse(method.output, resultToGrpc03(method.method, result));
+  const answer = async () => encodeResponse(method.output, resultToGrpc03(method.method, publicCard ? await v03Cards.of(handler.agentCard) : await unaryV03({ handler, v03Cards }, { method: method.method, params }, ctx)));
+  // Encoded inside the call's observation: an answer that cannot be written is the call's error (onCall).
+  return publicCard ? answer() : observed(handler, { operation: v03Operation(method.method), ctx }, answer);
 }
 
 async function stream03(method: Grpc03Method, { handler, request, ctx }: GrpcRpcCall): Promise<GrpcRpcStream> {

@@ -21,6 +21,7 @@ import type { StreamingOperationName, UnaryOperationName } from '../../protocol/
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
 import { parseJson } from '../../server/http/jsonBody.js';
 import { SSE_HEADERS, sseBody, sseErrorEvent, type SseFormat } from '../../server/http/sse.js';
+import { observed } from '../../server/callObserver.js';
 import type { CallContext } from '../../server/requestHandler.js';
 import type { StreamItem } from '../../server/taskStream.js';
 import type { BindingContext } from '../bindingContext.js';
@@ -94,8 +95,8 @@ export async function handleJsonRpc(req: HttpRequest, binding: BindingContext): 
         body: sseBody(items, new JsonRpcFrames(requestId, binding, op.name), binding.limits.heartbeatMs).abortWhen(ctx),
       };
     }
-    const result = await binding.handler.unary(op.name as UnaryOperationName, params, ctx);
-    return { status: 200, headers: binding.unaryHeaders(JSON_HEADERS, ctx, op.name), body: `{"jsonrpc":"2.0","id":${JSON.stringify(requestId)},"result":${JSON.stringify(result)}}` };
+    const answer = await unaryAnswer(binding, { op: op.name as UnaryOperationName, params, id: requestId }, ctx);
+    return { status: 200, headers: binding.unaryHeaders(JSON_HEADERS, ctx, op.name), body: answer };
   } catch (error) {
     return errorReply(binding.report(error, operation ? { operation } : undefined, ctx), { id, dialect });
   }
@@ -142,8 +143,21 @@ async function handleV03(
       body: sseBody(items, new JsonRpcFramesV03(id, binding), binding.limits.heartbeatMs).abortWhen(ctx),
     };
   }
-  const result = await unaryV03(binding, { method, params }, ctx);
-  return { status: 200, headers: binding.headersFor(JSON_HEADERS, ctx), body: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}` };
+  const body = await observed(binding.handler, { operation: v03Operation(method), ctx }, async () => resultResponse(id, await unaryV03(binding, { method, params }, ctx)));
+  return { status: 200, headers: binding.headersFor(JSON_HEADERS, ctx), body };
+}
+
+/** A JSON-RPC success response. */
+function resultResponse(id: JsonRpcId, result: unknown): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
+}
+
+/**
+ * The response to a unary 1.0 call, encoded inside the call's observation: an answer that cannot
+ * be written is reported to onCall as the error the client receives.
+ */
+function unaryAnswer(binding: BindingContext, call: { op: UnaryOperationName; params: unknown; id: JsonRpcId }, ctx: CallContext): Promise<string> {
+  return observed(binding.handler, { operation: call.op, ctx }, async () => resultResponse(call.id, await binding.handler.unary(call.op, call.params, ctx)));
 }
 
 /**

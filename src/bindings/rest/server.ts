@@ -10,6 +10,7 @@ import type { StreamingOperationName, UnaryOperationName } from '../../protocol/
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
 import { parseJson } from '../../server/http/jsonBody.js';
 import { SSE_HEADERS, sseBody, type SseFormat } from '../../server/http/sse.js';
+import { observed } from '../../server/callObserver.js';
 import type { CallContext } from '../../server/requestHandler.js';
 import type { StreamItem } from '../../server/taskStream.js';
 import type { BindingContext } from '../bindingContext.js';
@@ -69,11 +70,19 @@ export async function handleRest(req: HttpRequest, path: string, binding: Bindin
         body: sseBody(items, new RestFrames(binding, match.route.op), binding.limits.heartbeatMs).abortWhen(ctx),
       };
     }
-    const result = await binding.handler.unary(match.route.op as UnaryOperationName, params, ctx);
-    return { status: 200, headers: binding.unaryHeaders(JSON_HEADERS, ctx, match.route.op), body: JSON.stringify(result) };
+    const body = await unaryAnswer(binding, { op: match.route.op as UnaryOperationName, params }, ctx);
+    return { status: 200, headers: binding.unaryHeaders(JSON_HEADERS, ctx, match.route.op), body };
   } catch (error) {
     return errorResponse(binding.report(error, { operation: match.route.op }, ctx));
   }
+}
+
+/**
+ * The body of a unary answer, encoded inside the call's observation: an answer that cannot be
+ * written is reported to onCall as the error the client receives.
+ */
+function unaryAnswer(binding: BindingContext, call: { op: UnaryOperationName; params: unknown }, ctx: CallContext): Promise<string> {
+  return observed(binding.handler, { operation: call.op, ctx }, async () => JSON.stringify(await binding.handler.unary(call.op, call.params, ctx)));
 }
 
 /** REST-08: each SSE `data:` is a bare StreamResponse; a mid-stream error is a google.rpc.Status body. */

@@ -13,11 +13,12 @@ import { pushCreateBodyFromProto03, sendParamsFromProto03, streamEventToProto03,
 import { InvalidRequestError, MethodNotFoundError } from '../../protocol/errors.js';
 import { parseVersion, VERSION_HEADER } from '../../protocol/serviceParams.js';
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
+import { observed } from '../../server/callObserver.js';
 import type { CallContext } from '../../server/requestHandler.js';
 import { parseJson } from '../../server/http/jsonBody.js';
 import { SSE_HEADERS, sseBody } from '../../server/http/sse.js';
 import type { BindingContext } from '../bindingContext.js';
-import { streamItemToV03, streamV03, unaryV03 } from '../compat03.js';
+import { streamItemToV03, streamV03, unaryV03, type V03Request } from '../compat03.js';
 import { matchRoute } from './routes.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -88,10 +89,10 @@ export async function handleRestV03(req: HttpRequest, path: string, binding: Bin
         ).abortWhen(ctx),
       };
     }
-    const result = await unaryV03(binding, call, ctx);
     const status = match.route.successStatus;
-    if (status === 204) return { status, headers: binding.responseHeaders(ctx) };
-    return { status, headers: binding.headersFor(JSON_HEADERS, ctx), body: JSON.stringify(resultToProto(match, result)) };
+    const body = await unaryAnswer(binding, { match, request: call }, ctx);
+    if (body === undefined) return { status, headers: binding.responseHeaders(ctx) };
+    return { status, headers: binding.headersFor(JSON_HEADERS, ctx), body };
   } catch (error) {
     return errorReply(error, binding, ctx);
   }
@@ -109,6 +110,18 @@ async function requestBody(req: HttpRequest, match: V03RestMatch, binding: Bindi
   if (match.route.params === 'body') return sendParamsFromProto03(body);
   if (match.route.params === 'push-create') return { pushNotificationConfig: pushCreateBodyFromProto03(body) };
   return body;
+}
+
+/**
+ * The body of a unary answer (none for a 204), encoded inside the call's observation: an answer
+ * that cannot be written is reported to onCall as the error the client receives.
+ */
+function unaryAnswer(binding: BindingContext, call: { match: V03RestMatch; request: V03Request }, ctx: CallContext): Promise<string | undefined> {
+  const { match } = call;
+  return observed(binding.handler, { operation: match.route.operation, ctx }, async () => {
+    const result = await unaryV03(binding, call.request, ctx);
+    return match.route.successStatus === 204 ? undefined : JSON.stringify(resultToProto(match, result));
+  });
 }
 
 function resultToProto(match: V03RestMatch, result: unknown): unknown {

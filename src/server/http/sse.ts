@@ -81,8 +81,8 @@ class SseStream extends PushStream<string> implements StreamSink<StreamItem>, He
     try {
       frame = sseEvent(this.format.data(item), item.seq);
     } catch (error) {
-      // An event that cannot be written ends the stream like any mid-stream failure.
-      this.source.close();
+      // An event that cannot be written ends the stream like any mid-stream failure (and is one for onCall).
+      this.source.close(error);
       this.fail(error);
       return false;
     }
