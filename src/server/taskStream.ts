@@ -4,19 +4,13 @@
  * never a duplicate (STREAM-05); events the log no longer holds (retention) are bridged by the
  * current Task snapshot, never skipped (R7). It ends after a terminal or interrupted state (STREAM-04), when
  * the consumer closes it, or fails when the consumer falls too far behind (R10): more events
- * waiting for it than `maxBuffered`, or events whose JSON length (measured without serializing,
- * once per event object however many streams hold it) adds up to more than `maxBufferedBytes`
- * for longer than SLOW_CONSUMER_GRACE_MS — a few large artifact chunks would otherwise keep
- * hundreds of MiB alive for a reader that does not read. The grace is for readers that do read:
- * an agent writes a burst of large chunks faster than any socket carries them, and a reader
- * that keeps up works off such a burst within it. A stream over its byte bound is the only one
- * with a timer of its own, besides one waiting at AUTH_REQUIRED.
- *
- * At AUTH_REQUIRED a stream may stay open for `authRequiredMs` (decision A2, §7.6.1 / AUTHZ-03):
- * an agent waiting for a credential delivered out-of-band resumes on its own, and the stream
- * delivers the resumption. Any event ends that window (one that leaves the task in AUTH_REQUIRED,
- * an artifact say, starts a new one); none within it, or the end of the stream's own run, ends
- * the stream as it would have ended at once without the window.
+ * waiting for it (./pendingEvents.ts) than `maxBuffered`, or events whose JSON length adds up to
+ * more than `maxBufferedBytes` for longer than SLOW_CONSUMER_GRACE_MS — a few large artifact
+ * chunks would otherwise keep hundreds of MiB alive for a reader that does not read. The grace is
+ * for readers that do read: an agent writes a burst of large chunks faster than any socket
+ * carries them, and a reader that keeps up works off such a burst within it. A stream over its
+ * byte bound is the only one with a timer of its own, besides one waiting at AUTH_REQUIRED
+ * (decision A2: ./authRequiredWindow.ts).
  *
  * A push stream (./pushStream.ts): the bus subscription wakes it and it hands events straight
  * to its sink, so an idle stream is this object, its subscription and an empty buffer (R9).
@@ -26,7 +20,8 @@ import type { StreamResponse, Task, TaskState } from '../protocol/types.js';
 import type { EventBus } from './eventBus.js';
 import { PushStream, type StreamSink } from './pushStream.js';
 import type { StoredEvent, TaskRecord, TaskStore } from './stores/taskStore.js';
-import { storedJsonLength } from './jsonLength.js';
+import { AuthRequiredWindow } from './authRequiredWindow.js';
+import { PendingEvents } from './pendingEvents.js';
 import { shapeTask } from './taskShape.js';
 import { StreamConsumerTooSlowError } from './slowConsumer.js';
 
@@ -88,21 +83,12 @@ const DEFAULT_MAX_BUFFERED = 10_000;
 export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** How long more than `maxBufferedBytes` may wait for a consumer before it is dropped. */
 export const SLOW_CONSUMER_GRACE_MS = 2_000;
-/** setTimeout's longest delay (a longer one fires at once). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 class TaskStream extends PushStream<StreamItem> {
   private sink: StreamSink<StreamItem> | undefined;
   private unsubscribe: (() => void) | undefined;
-  /** Events not delivered yet, from `head` on (bus deliveries, replays, gap fills). */
-  private pending: StoredEvent[] = [];
-  private head = 0;
-  /**
-   * The JSON length of the pending events from `head` up to `counted`. Counted only once events
-   * are left waiting after a pump, so a consumer that keeps up costs nothing.
-   */
-  private pendingBytes = 0;
-  private counted = 0;
+  /** Events not delivered yet (bus deliveries, replays, gap fills). */
+  private readonly pending = new PendingEvents();
   /** Runs while more than maxBufferedBytes wait: drops the consumer when it fires. */
   private overBytes: ReturnType<typeof setTimeout> | undefined;
   /** The last seq delivered (or skipped past). */
@@ -117,17 +103,18 @@ class TaskStream extends PushStream<StreamItem> {
   private done = false;
   /** Known once `runBegun` settled (see TaskStreamOptions). */
   private begunAt: { seq: number | undefined } | undefined;
-  /**
-   * Open at AUTH_REQUIRED (A2): the window's timer while it runs; 'lapsed' once it passed (or the
-   * run ended) with nothing delivered, so the stream ends when caught up.
-   */
-  private authWait: ReturnType<typeof setTimeout> | 'lapsed' | undefined;
-  /** `runEnded` is being watched / has settled. */
-  private runWatched = false;
-  private runOver = false;
+  /** Open at AUTH_REQUIRED (A2); once lapsed, the stream ends when caught up. */
+  private readonly authWait: AuthRequiredWindow;
 
   constructor(private readonly options: TaskStreamOptions) {
     super();
+    this.authWait = new AuthRequiredWindow({
+      authRequiredMs: options.authRequiredMs,
+      runEnded: options.runEnded,
+      onLapse: () => {
+        if (!this.done) this.pump();
+      },
+    });
   }
 
   protected start(sink: StreamSink<StreamItem>): void {
@@ -177,7 +164,7 @@ class TaskStream extends PushStream<StreamItem> {
       // At AUTH_REQUIRED with a window (A2), it waits for the next event instead.
       this.lastSeq = Math.min(start, record.seq);
       const state = record.task.status.state;
-      if (this.waitsAt(state)) this.awaitAuth();
+      if (this.authWait.waitsAt(state)) this.authWait.start();
       else if (isFinalForNow(state)) this.endSeq = record.seq;
     }
     if (this.done) return;
@@ -187,7 +174,7 @@ class TaskStream extends PushStream<StreamItem> {
     if (this.done) return;
     // Events after Last-Event-ID gone from the log (retention): the stream starts with the snapshot instead.
     if (after < record.seq && events[0]?.seq !== after + 1) this.snapshotOverGap(record);
-    if (!this.done) this.requeue(events);
+    if (!this.done) this.pending.requeue(events);
   }
 
   /**
@@ -207,10 +194,10 @@ class TaskStream extends PushStream<StreamItem> {
   /** Bus delivery. */
   private receive(events: StoredEvent[]): void {
     if (this.done || this.overflow) return;
-    for (const e of events) this.pending.push(e);
+    this.pending.add(events);
     this.pump();
     if (this.done) return;
-    const waiting = this.pending.length - this.head;
+    const waiting = this.pending.waiting;
     if (waiting > (this.options.maxBuffered ?? DEFAULT_MAX_BUFFERED)) this.drop();
     else if (waiting > 1 && !this.overBytes && this.tooManyBytes()) {
       this.overBytes = setTimeout(() => this.stalled(), SLOW_CONSUMER_GRACE_MS);
@@ -220,10 +207,7 @@ class TaskStream extends PushStream<StreamItem> {
 
   /** More than one event, and more than `maxBufferedBytes`, wait for the consumer. */
   private tooManyBytes(): boolean {
-    if (this.pending.length - this.head <= 1) return false;
-    if (this.counted < this.head) this.counted = this.head;
-    for (; this.counted < this.pending.length; this.counted++) this.pendingBytes += storedJsonLength((this.pending[this.counted] as StoredEvent).event);
-    return this.pendingBytes > (this.options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+    return this.pending.tooManyBytes(this.options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
   }
 
   /** The byte bound's grace is over: a consumer still that far behind is dropped. */
@@ -243,9 +227,7 @@ class TaskStream extends PushStream<StreamItem> {
 
   /** The next pending event, taken off the buffer. */
   private take(): StoredEvent {
-    const index = this.head++;
-    const item = this.pending[index] as StoredEvent;
-    if (index < this.counted) this.pendingBytes -= storedJsonLength(item.event);
+    const item = this.pending.take();
     if (this.overBytes && !this.tooManyBytes()) this.clearOverBytes();
     return item;
   }
@@ -256,10 +238,7 @@ class TaskStream extends PushStream<StreamItem> {
   }
 
   private clearPending(): void {
-    this.pending = [];
-    this.head = 0;
-    this.pendingBytes = 0;
-    this.counted = 0;
+    this.pending.clear();
     if (this.overBytes) this.clearOverBytes();
   }
 
@@ -273,13 +252,12 @@ class TaskStream extends PushStream<StreamItem> {
           this.fail(new StreamConsumerTooSlowError());
           return;
         }
-        const item = this.pending[this.head];
+        const item = this.pending.peek();
         if (!item) {
-          if (this.pending.length > 0) this.clearPending();
-          this.head = 0;
+          if (this.pending.holding) this.clearPending();
           // Caught up with a resumed task that was terminal or interrupted, and no further; or
           // nothing came in AUTH_REQUIRED's window.
-          if (this.lastSeq === this.endSeq || this.authWait === 'lapsed') this.end();
+          if (this.lastSeq === this.endSeq || this.authWait.lapsed) this.end();
           return;
         }
         if (item.seq <= this.lastSeq) {
@@ -297,7 +275,7 @@ class TaskStream extends PushStream<StreamItem> {
         const state = stateAfter(item.event);
         if (state !== undefined) this.endAfter(state, item.seq);
         // An event that leaves the task in AUTH_REQUIRED (an artifact): the window starts over.
-        else if (this.authWait !== undefined) this.awaitAuth();
+        else if (this.authWait.open) this.authWait.start();
       }
     } finally {
       this.pumping = false;
@@ -306,7 +284,7 @@ class TaskStream extends PushStream<StreamItem> {
 
   /** Ends the stream after a terminal or interrupted `state` delivered at `seq` (STREAM-04). */
   private endAfter(state: TaskState, seq: number): void {
-    if (this.authWait !== undefined) this.stopAwaitingAuth();
+    if (this.authWait.open) this.authWait.stop();
     if (!isFinalForNow(state)) return;
     if (isTerminalState(state)) this.end();
     else if (!this.options.runBegun) this.interrupted(state);
@@ -315,48 +293,8 @@ class TaskStream extends PushStream<StreamItem> {
 
   /** At an interrupted `state`: the end, or at AUTH_REQUIRED with a window, a wait for the next event (A2). */
   private interrupted(state: TaskState): void {
-    if (this.waitsAt(state)) this.awaitAuth();
+    if (this.authWait.waitsAt(state)) this.authWait.start();
     else this.end();
-  }
-
-  private waitsAt(state: TaskState): boolean {
-    return state === 'TASK_STATE_AUTH_REQUIRED' && (this.options.authRequiredMs ?? 0) > 0;
-  }
-
-  /**
-   * Waits up to `authRequiredMs` for an event after AUTH_REQUIRED (AUTHZ-03); at once lapsed when
-   * the stream's own run is over (nothing more comes from it).
-   */
-  private awaitAuth(): void {
-    this.stopAwaitingAuth();
-    const { runEnded } = this.options;
-    if (runEnded && !this.runWatched) {
-      this.runWatched = true;
-      const over = (): void => {
-        this.runOver = true;
-        if (this.authWait !== undefined) this.lapse();
-      };
-      runEnded.then(over, over);
-    }
-    if (this.runOver) {
-      this.lapse();
-      return;
-    }
-    this.authWait = setTimeout(() => this.lapse(), Math.min(this.options.authRequiredMs ?? 0, MAX_TIMER_MS));
-    this.authWait.unref?.();
-  }
-
-  /** Nothing came in the window: the stream ends once what is pending is delivered. */
-  private lapse(): void {
-    this.stopAwaitingAuth();
-    if (this.done) return;
-    this.authWait = 'lapsed';
-    this.pump();
-  }
-
-  private stopAwaitingAuth(): void {
-    if (this.authWait !== 'lapsed') clearTimeout(this.authWait);
-    this.authWait = undefined;
   }
 
   /**
@@ -395,7 +333,7 @@ class TaskStream extends PushStream<StreamItem> {
     if (this.done) return;
     const missing = events.filter((e) => e.seq < before);
     if (missing[0]?.seq === after + 1) {
-      this.requeue(missing);
+      this.pending.requeue(missing);
       return;
     }
     // Gone from the log (retention): the current snapshot bridges the gap.
@@ -404,15 +342,6 @@ class TaskStream extends PushStream<StreamItem> {
     if (record && record.seq >= before) this.snapshotOverGap(record);
     // A store lagging behind the event it announced: continue after the gap (nothing better to send).
     else this.lastSeq = before - 1;
-  }
-
-  /** Puts `events` before the pending ones. */
-  private requeue(events: StoredEvent[]): void {
-    this.pending = events.concat(this.head === 0 ? this.pending : this.pending.slice(this.head));
-    this.head = 0;
-    // Indexes moved: counted again when next needed.
-    this.pendingBytes = 0;
-    this.counted = 0;
   }
 
   /** A store read is over: deliver. */
@@ -445,7 +374,7 @@ class TaskStream extends PushStream<StreamItem> {
   }
 
   private release(): void {
-    if (this.authWait !== undefined) this.stopAwaitingAuth();
+    if (this.authWait.open) this.authWait.stop();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.clearPending();
