@@ -7,10 +7,10 @@
  * `__proto__` keys anywhere (R17). Every problem becomes one `google.rpc.BadRequest` field
  * violation; all violations of a request are reported together as one InvalidParamsError.
  */
-import { ScalarType, getOption, type DescEnum, type DescField, type DescMessage } from '@bufbuild/protobuf';
-import { FieldBehavior, field_behavior } from '../gen/google/api/field_behavior_pb.js';
+import { ScalarType, type DescEnum, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import { standardBase64 } from './base64.js';
 import { InvalidParamsError, type FieldViolation } from './errors.js';
+import { isCleanId, planFor } from './messagePlan.js';
 import { protoInt32 } from './protoNumber.js';
 import { parseTimestamp, utcTimestamp } from './timestamp.js';
 
@@ -28,64 +28,6 @@ export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
   maxObjectKeys: 1000,
   maxStringLength: 4 * 1024 * 1024,
 };
-
-interface FieldPlan {
-  field: DescField;
-  jsonName: string;
-  protoName: string;
-  required: boolean;
-  /** proto3 `optional`: keep explicitly set default values. */
-  explicit: boolean;
-  oneof: string | undefined;
-  /** A google.protobuf.Value: `null` is a value (NULL_VALUE), not "unset". */
-  isValue: boolean;
-  /** An identifier (ID_FIELDS): no control characters. */
-  isId: boolean;
-}
-
-interface MessagePlan {
-  fields: FieldPlan[];
-  oneofs: { name: string; members: string[] }[];
-  /** Every member name the message accepts (JSON and proto names), for `unknownFields: 'reject'`. */
-  names: ReadonlySet<string>;
-}
-
-const plans = new Map<DescMessage, MessagePlan>();
-
-function planFor(desc: DescMessage): MessagePlan {
-  let plan = plans.get(desc);
-  if (plan) return plan;
-  plan = {
-    fields: desc.fields.map((field) => ({
-      field,
-      jsonName: field.jsonName,
-      protoName: field.name,
-      required: getOption(field, field_behavior).includes(FieldBehavior.REQUIRED),
-      explicit: field.proto.proto3Optional === true,
-      oneof: field.oneof?.localName,
-      isValue: field.fieldKind === 'message' && field.message.typeName === 'google.protobuf.Value',
-      isId: ID_FIELDS.has(field.jsonName),
-    })),
-    oneofs: desc.oneofs.map((o) => ({ name: o.name, members: o.fields.map((f) => f.jsonName) })),
-    names: new Set(desc.fields.flatMap((f) => [f.jsonName, f.name])),
-  };
-  plans.set(desc, plan);
-  return plan;
-}
-
-/**
- * Identifier fields: task, context, message, push config and tenant ids. They name rows in
- * stores, keys in logs and segments of REST paths, so control characters (C0, DEL) are refused
- * in them: U+0000 in particular, which PostgreSQL cannot store in text (every store answers alike).
- */
-const ID_FIELDS: ReadonlySet<string> = new Set(['id', 'taskId', 'contextId', 'messageId', 'referenceTaskIds', 'tenant']);
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
-
-/** An identifier the decoder keeps as it is: no control characters (see ID_FIELDS). */
-export function isCleanId(value: string): boolean {
-  return !CONTROL_CHARS.test(value);
-}
 
 /**
  * What to do with members a message does not define: drop them (OPS-05, the default for
@@ -277,7 +219,7 @@ class Decoder {
 
   /** An identifier without control characters (see ID_FIELDS). */
   identifier(value: unknown): unknown {
-    if (typeof value !== 'string' || !CONTROL_CHARS.test(value)) return value;
+    if (typeof value !== 'string' || isCleanId(value)) return value;
     return this.fail(value.includes('\u0000') ? 'must not contain U+0000 (NUL)' : 'must not contain control characters');
   }
 

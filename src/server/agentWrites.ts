@@ -10,7 +10,8 @@
 import type { DescMessage } from '@bufbuild/protobuf';
 import { StructSchema } from '@bufbuild/protobuf/wkt';
 import { ArtifactSchema, MessageSchema, TaskStateSchema, TaskStatusSchema } from '../gen/a2a_pb.js';
-import { decodeMessage, isCleanId, isJsonObject, type DecodeLimits } from '../protocol/decode.js';
+import { decodeMessage, isJsonObject, type DecodeLimits } from '../protocol/decode.js';
+import { isCleanId } from '../protocol/messagePlan.js';
 import { InvalidParamsError } from '../protocol/errors.js';
 import type { Artifact, JsonObject, Message, Part, TaskState, TaskStatus } from '../protocol/types.js';
 import { toParts } from './taskUpdater.js';
