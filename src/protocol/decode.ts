@@ -4,7 +4,8 @@
  * It takes untrusted JSON (already parsed) and returns a clean copy in the public wire shape:
  * camelCase names (snake_case accepted on input, JSON-02), enum names (integers accepted,
  * JSON-03), unknown members dropped (OPS-05), implicit-presence defaults dropped, and no
- * `__proto__` keys anywhere (R17). Every problem becomes one `google.rpc.BadRequest` field
+ * `__proto__` keys anywhere (R17). Strings and keys must be well-formed (no lone UTF-16
+ * surrogate, ./wellFormed.ts): what JSON accepts and gRPC could not answer is refused on entry. Every problem becomes one `google.rpc.BadRequest` field
  * violation; all violations of a request are reported together as one InvalidParamsError.
  */
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from '@bufbuild/protobuf';
@@ -13,6 +14,7 @@ import { InvalidParamsError, type FieldViolation } from './errors.js';
 import { isCleanId, planFor } from './messagePlan.js';
 import { protoInt32 } from './protoNumber.js';
 import { parseTimestamp, utcTimestamp } from './timestamp.js';
+import { KEY_NOT_UTF8, NOT_UTF8, isWellFormed } from './wellFormed.js';
 
 export interface DecodeLimits {
   /** Most elements in any repeated field (parts, history, extensions...). */
@@ -162,7 +164,7 @@ class Decoder {
         const keys = Object.keys(value);
         if (keys.length > this.limits.maxObjectKeys) return this.fail(`must have at most ${this.limits.maxObjectKeys} keys`);
         for (const key of keys) {
-          if (key === '__proto__') continue;
+          if (key === '__proto__' || !this.wellFormedKey(key)) continue;
           const item = value[key];
           const v = this.at(key, () =>
             field.mapKind === 'scalar'
@@ -199,7 +201,7 @@ class Decoder {
       case ScalarType.STRING:
         if (typeof value !== 'string') return this.fail('must be a string');
         if (value.length > this.limits.maxStringLength) return this.fail(`must be at most ${this.limits.maxStringLength} characters`);
-        return value;
+        return isWellFormed(value) ? value : this.fail(NOT_UTF8);
       case ScalarType.BOOL:
         if (typeof value !== 'boolean') return this.fail('must be true or false');
         return value;
@@ -215,6 +217,16 @@ class Decoder {
       default:
         return this.fail('has an unsupported type');
     }
+  }
+
+  /**
+   * A key of a map or a JSON object that every binding can carry (no lone surrogate: gRPC could
+   * not answer it); otherwise a violation on the object, since the key itself cannot be shown.
+   */
+  private wellFormedKey(key: string): boolean {
+    if (isWellFormed(key)) return true;
+    this.fail(KEY_NOT_UTF8);
+    return false;
   }
 
   /** An identifier without control characters (see ID_FIELDS). */
@@ -252,7 +264,8 @@ class Decoder {
     if (value === null || typeof value === 'boolean') return value;
     if (typeof value === 'number') return Number.isFinite(value) ? value : this.fail('must be a finite number');
     if (typeof value === 'string') {
-      return value.length > this.limits.maxStringLength ? this.fail('is too long') : value;
+      if (value.length > this.limits.maxStringLength) return this.fail('is too long');
+      return isWellFormed(value) ? value : this.fail(NOT_UTF8);
     }
     if (typeof value !== 'object' || !(Array.isArray(value) || isJsonObject(value))) return this.fail(`must be JSON (got ${kindOf(value)})`);
     const enclosing = this.enclosing;
@@ -276,7 +289,7 @@ class Decoder {
     if (keys.length > this.limits.maxObjectKeys) return this.fail(`must have at most ${this.limits.maxObjectKeys} keys`);
     const out: Record<string, unknown> = {};
     for (const key of keys) {
-      if (key === '__proto__') continue;
+      if (key === '__proto__' || !this.wellFormedKey(key)) continue;
       const item = value[key];
       if (item !== undefined) out[key] = this.at(key, () => this.json(item));
     }

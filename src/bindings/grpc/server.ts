@@ -15,6 +15,7 @@ import type { DescMessage } from '@bufbuild/protobuf';
 import { StreamResponseSchema } from '../../gen/a2a_pb.js';
 import { InternalError, toA2AError } from '../../protocol/errors.js';
 import { PROTOCOL_VERSION, activatedExtensions, extensionsHeaderFor } from '../../protocol/serviceParams.js';
+import { wellFormedJson } from '../../protocol/wellFormed.js';
 import type { StreamingOperationName, StreamResponse, UnaryOperationName } from '../../protocol/types.js';
 import { observed } from '../../server/callObserver.js';
 import type { A2ARequestHandler, CallContext } from '../../server/requestHandler.js';
@@ -131,7 +132,7 @@ const v10Rpc = (method: GrpcMethod): GrpcRpc => ({
   }),
 });
 
-const encodeStreamEvent = (event: StreamResponse): Bytes => jsonToBinary(StreamResponseSchema, event);
+const encodeStreamEvent = (event: StreamResponse): Bytes => encodeResponse(StreamResponseSchema, event);
 
 const V10_RPCS: readonly GrpcRpc[] = GRPC_METHODS.map(v10Rpc);
 
@@ -272,11 +273,24 @@ function unaryCall(env: CallEnv, rpc: GrpcRpc) {
   };
 }
 
-/** A result → the response message; JSON that does not fit the message is an internal error. */
+/**
+ * A result (or stream event) → the response message; JSON that does not fit the message is an
+ * internal error. Lone surrogates, which protobuf strings cannot carry, are sent as U+FFFD
+ * instead (docs/grpc.md): requests cannot store them any more, but data stored earlier, or by a
+ * custom store, would otherwise make every read of the task fail. Checked only on failure.
+ */
 export function encodeResponse(desc: DescMessage, result: unknown): Bytes {
   try {
     return jsonToBinary(desc, result);
   } catch (error) {
+    const repaired = wellFormedJson(result);
+    if (repaired !== result) {
+      try {
+        return jsonToBinary(desc, repaired);
+      } catch {
+        // Not (only) lone surrogates: the first failure is the one to report.
+      }
+    }
     throw new InternalError('Internal error', { cause: error });
   }
 }

@@ -26,7 +26,7 @@ import type { A2ARequestHandler, CallContext } from '../../server/requestHandler
 import { observed } from '../../server/callObserver.js';
 import { singleItem, type StreamItem } from '../../server/taskStream.js';
 import { V03_SERVED_BINDINGS, streamItemToV03, streamV03, unaryV03, v03Operation } from '../compat03.js';
-import { jsonToBinary, requestToJson } from './codec.js';
+import { requestToJson } from './codec.js';
 import type { GrpcStatusOverrides } from './errors.js';
 import {
   createServiceOver,
@@ -89,7 +89,7 @@ async function unary03(method: Grpc03Method, { handler, request, ctx }: GrpcRpcC
 
 async function stream03(method: Grpc03Method, { handler, request, ctx }: GrpcRpcCall): Promise<GrpcRpcStream> {
   const params = paramsFromGrpc03(method.method, requestToJson(method.input, request));
-  const encode = (event: StreamItem['event']): Buffer => jsonToBinary(method.output, streamEventToProto03(streamItemToV03(event)));
+  const encode = (event: StreamItem['event']): Buffer => encodeResponse(method.output, streamEventToProto03(streamItemToV03(event)));
   const open = async (): Promise<AsyncIterable<StreamItem>> => {
     try {
       return await streamV03({ handler }, { method: method.method, params }, ctx);

@@ -6,14 +6,11 @@
 import type { DescEnum, DescMessage } from '@bufbuild/protobuf';
 import { parseTimestamp } from '../../protocol/timestamp.js';
 import { protoInt32 } from '../../protocol/protoNumber.js';
+import { isWellFormed } from '../../protocol/wellFormed.js';
 import { JsonPath, MAX_SECONDS, MIN_SECONDS, enumMaps, isObject, planOf, type FieldPlan, type Json, type JsonObject, type Plan, type Wkt } from './wireCodec.js';
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
-/** No lone surrogates: protobuf strings are UTF-8 (String.prototype.isWellFormed, Node 20). */
-function wellFormed(s: string): boolean {
-  return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
-}
 
 /** A map field as the `value` field (number 2) of its map entry. */
 const entryValues = new WeakMap<FieldPlan, FieldPlan>();
@@ -100,7 +97,7 @@ class Writer {
   /** A string that must be well-formed UTF-16 (a value, not a key): fails before writing otherwise. */
   checkedString(s: string): void {
     if (this.ascii(s)) return;
-    if (!wellFormed(s)) this.fail('must be a well-formed string');
+    if (!isWellFormed(s)) this.fail('must be a well-formed string');
     this.string(s);
   }
 
