@@ -193,7 +193,11 @@ class NodeHttpRequest implements HttpRequest {
   }
 
   get query(): URLSearchParams {
-    return (this.parsedQuery ??= new URLSearchParams(this.queryStart < 0 ? '' : this.target.slice(this.queryStart + 1)));
+    return (this.parsedQuery ??= new URLSearchParams(this.rawQuery));
+  }
+
+  get rawQuery(): string {
+    return this.queryStart < 0 ? '' : this.target.slice(this.queryStart + 1);
   }
 
   header(name: string): string | undefined {

@@ -263,6 +263,7 @@ function fromFetchRequest(request: Request): HttpRequest {
     method: request.method,
     path: url.pathname,
     query: url.searchParams,
+    rawQuery: url.search.slice(1),
     header: (name) => request.headers.get(name) ?? undefined,
     text: (limit) => readLimited(request, limit),
     signal: request.signal,

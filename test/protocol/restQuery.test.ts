@@ -77,3 +77,62 @@ describe('OPS-01 JSON-02 JSON-03: REST query strings decode as JSON-RPC params d
     }
   });
 });
+
+describe('R19 REST query strings are percent-decoded strictly, like paths', () => {
+  let server: TestServer;
+  let rpc: TestBinding;
+  before(async () => {
+    server = await startServer();
+    rpc = jsonRpcBinding(server.jsonRpcUrl);
+  });
+  after(() => server.close());
+
+  /** GET `target` (raw, relative to the REST base) over the socket and in process (the fetch adapter). */
+  async function get(target: string, headers: Record<string, string> = { 'a2a-version': '1.0' }): Promise<{ status: number; body: Json }[]> {
+    const out: { status: number; body: Json }[] = [];
+    for (const res of [await fetch(`${server.restUrl}${target}`, { headers }), await server.handler.fetch(new Request(`http://in.process/a2a/rest${target}`, { headers }))]) {
+      out.push({ status: res.status, body: await res.json() });
+    }
+    return out;
+  }
+
+  test('malformed percent-encoding (%FF, %ZZ, a lone %, an encoded surrogate) → 400 INVALID_REQUEST naming the parameter', async () => {
+    // A context named U+FFFD: %FF, decoded lossily, used to list it.
+    ok(await rpc.call('sendMessage', send('hi', { contextId: '\ufffd' })));
+    const cases: [string, string][] = [
+      ['contextId=%FF', 'contextId'],
+      ['pageSize=10&contextId=%ZZ', 'contextId'],
+      ['contextId=a%', 'contextId'],
+      ['contextId=%ED%A0%80', 'contextId'],
+      ['%FF=1', '%FF'],
+      ['include_artifacts=true&status=TASK_STATE_%E0%A4', 'status'],
+    ];
+    for (const [query, name] of cases) {
+      for (const { status, body } of await get(`/tasks?${query}`)) {
+        assert.equal(status, 400, query);
+        assert.equal(body.error.status, 'INVALID_ARGUMENT', query);
+        assert.equal(body.error.details[0].reason, 'INVALID_REQUEST', query);
+        assert.equal(body.error.message, `Malformed percent-encoding in query parameter ${JSON.stringify(name)}`, query);
+      }
+    }
+  });
+
+  test('`+` is a space and %2B a plus, in names and values', async () => {
+    const contextId = uid('ctx a+b');
+    ok(await rpc.call('sendMessage', send('hi', { contextId })));
+    const query = `context+Id=x&contextId=${contextId.replace(' ', '+').replace('+b', '%2Bb')}`;
+    for (const { status, body } of await get(`/tasks?${query}`)) {
+      assert.equal(status, 200, JSON.stringify(body));
+      assert.deepEqual(body.tasks.map((t: Json) => t.contextId), [contextId]);
+    }
+  });
+
+  test('a 0.3 REST GET with a malformed query → 400 in the 0.3 error shape', async () => {
+    const taskId = ok(await rpc.call('sendMessage', send('hi'))).task.id;
+    for (const { status, body } of await get(`/v1/tasks/${taskId}?historyLength=%ZZ`, {})) {
+      assert.equal(status, 400);
+      assert.equal(body.code, -32600, JSON.stringify(body));
+      assert.match(body.message, /query parameter "historyLength"/);
+    }
+  });
+});

@@ -17,6 +17,7 @@ import type { BindingContext } from '../bindingContext.js';
 import { toRestError } from './errors.js';
 import { matchRoute, type RestRoute } from './routes.js';
 import { queryParams } from './queryParams.js';
+import { pathSegments, restQuery } from './percentDecoding.js';
 import { asksForV03, handleRestV03 } from './v03.js';
 import { httpBackOff } from '../../server/limits.js';
 
@@ -42,9 +43,9 @@ export async function handleRest(req: HttpRequest, path: string, binding: Bindin
   }
   let segments: string[];
   try {
-    segments = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
-  } catch {
-    return errorResponse(new InvalidRequestError('Malformed percent-encoding in the path'));
+    segments = pathSegments(path);
+  } catch (error) {
+    return errorResponse(error);
   }
   const match = matchRoute(req.method, segments);
   // B11, as docs/errors.md documents it: routing failures are errors with ErrorInfo like any other.
@@ -108,6 +109,7 @@ async function requestParams(
   binding: BindingContext,
 ): Promise<Record<string, unknown>> {
   let params: Record<string, unknown>;
+  const query = restQuery(req);
   if (route.method === 'POST') {
     const text = await req.text(binding.limits.maxBodyBytes);
     if (text.trim() === '') {
@@ -119,7 +121,7 @@ async function requestParams(
       params = body as Record<string, unknown>;
     }
   } else {
-    params = queryParams(req.query, (OPERATIONS.get(route.op) as OperationInfo).request, binding.authenticator?.credentialQueryParams);
+    params = queryParams(query, (OPERATIONS.get(route.op) as OperationInfo).request, binding.authenticator?.credentialQueryParams);
   }
   for (const [name, value] of Object.entries(fields)) {
     const given = params[name];

@@ -20,6 +20,7 @@ import { SSE_HEADERS, sseBody } from '../../server/http/sse.js';
 import type { BindingContext } from '../bindingContext.js';
 import { streamItemToV03, streamV03, unaryV03, type V03Request } from '../compat03.js';
 import { matchRoute } from './routes.js';
+import { pathSegments, restQuery } from './percentDecoding.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -40,7 +41,7 @@ function errorReply(error: unknown, binding: BindingContext, ctx?: CallContext):
 /** Where no 0.3 route matches: 405, a 1.0 route asked as 0.3 (→ the 1.0 binding's refusal), or 404. */
 export function isV10RestPath(method: string, path: string): boolean {
   try {
-    return matchRoute(method, path.split('/').filter((s) => s !== '').map(decodeURIComponent)).kind !== 'notFound';
+    return matchRoute(method, pathSegments(path)).kind !== 'notFound';
   } catch {
     return false;
   }
@@ -72,7 +73,7 @@ export async function handleRestV03(req: HttpRequest, path: string, binding: Bin
   try {
     ctx = binding.callContext(req, {}, 'HTTP+JSON');
     await binding.authenticate(req, ctx, match.route.operation);
-    const params = v03RestParams(match, { query: req.query, body: await requestBody(req, match, binding) });
+    const params = v03RestParams(match, { query: restQuery(req), body: await requestBody(req, match, binding) });
     const call = { method: match.route.method, params };
     if (match.route.streaming) {
       const items = await streamV03(binding, call, ctx);

@@ -97,6 +97,9 @@ class CappedRequest implements HttpRequest {
   get query(): URLSearchParams {
     return this.request.query;
   }
+  get rawQuery(): string | undefined {
+    return this.request.rawQuery;
+  }
   get signal(): AbortSignal {
     return this.request.signal;
   }

@@ -10,6 +10,12 @@ export interface HttpRequest {
   /** The path without query string, still percent-encoded. */
   readonly path: string;
   readonly query: URLSearchParams;
+  /**
+   * The query string as sent, without `?`, still percent-encoded (`''` without one). The REST
+   * binding decodes it strictly (malformed percent-encoding is a 400, where `query` would keep
+   * `%ZZ` and turn `%FF` into U+FFFD); without it, `query` is used as it is.
+   */
+  readonly rawQuery?: string;
   /** Header value by lowercase name; repeated headers joined with ", ". */
   header(name: string): string | undefined;
   /**
