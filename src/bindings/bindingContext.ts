@@ -5,7 +5,7 @@
 import type { AuthInput, Authenticator } from '../auth/authConfig.js';
 import { authenticateCall } from './authenticateCall.js';
 import { V03CardForms } from '../compat/card03.js';
-import { detectVersion, type Dialect } from '../compat/detect.js';
+import { detectVersion, responseDialect, type Dialect } from '../compat/detect.js';
 import { toA2AError, type A2AError } from '../protocol/errors.js';
 import {
   VERSION_HEADER,
@@ -21,6 +21,20 @@ import { isServerFault, type ErrorContext, type ErrorHook } from '../server/erro
 import type { A2ARequestHandler, CallContext } from '../server/requestHandler.js';
 import type { Principal } from '../auth/principal.js';
 import type { CallBinding, CallObservation } from '../server/callObserver.js';
+
+/**
+ * The A2A-Version a request asks for: the header, else the query parameter (B5), which is parsed
+ * only when the header is absent (VER-03). The one reading of both HTTP bindings.
+ */
+export function versionSignals(req: HttpRequest): { header: string | null; query: string | null } {
+  const header = req.header('a2a-version') ?? null;
+  return { header, query: header ? null : req.query.get(VERSION_HEADER) };
+}
+
+/** Whether a request asks for A2A 0.3 by its version alone: none (VER-05), or one reading 0.3. */
+export function asksForV03(req: HttpRequest): boolean {
+  return responseDialect(versionSignals(req)) === '0.3';
+}
 
 export interface BindingLimits {
   maxBodyBytes: number;
@@ -100,12 +114,10 @@ export class BindingContext {
    * versions are served and an absent version (0.3) is refused.
    */
   callContext(req: HttpRequest, compat: { structure?: Dialect | undefined } | undefined, binding: CallBinding): CallContext {
-    const header = req.header('a2a-version');
-    // The query string is parsed only when the header is absent (VER-03).
-    const query = header ? undefined : req.query.get(VERSION_HEADER);
+    const { header, query } = versionSignals(req);
     const protocolVersion =
       compat && this.compat03
-        ? detectVersion({ header: header ?? null, query: query ?? null, ...(compat.structure ? { structure: compat.structure } : {}) }, { supported: this.versionsWithCompat }).version
+        ? detectVersion({ header, query, ...(compat.structure ? { structure: compat.structure } : {}) }, { supported: this.versionsWithCompat }).version
         : negotiateVersion(header, query, this.supportedVersions);
     const ctx = new HttpCallContext(req, protocolVersion, requestedExtensions(protocolVersion, (name) => req.header(name)));
     ctx.binding = binding;

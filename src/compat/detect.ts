@@ -143,10 +143,12 @@ export function detectVersion(signals: VersionSignals, options: DetectOptions): 
 
 /**
  * The dialect to answer in (also for errors raised before or by `detectVersion`): the request's
- * shape when known, else the explicit version's, else 0.3 (digest §5.1 step 3).
+ * shape when known, else the version asked for (digest §5.1 step 3). Only no version (or an
+ * empty one, VER-05) or one that reads as 0.3 is the 0.3 dialect: a malformed or conflicting
+ * version (`1`, `1.0, 0.3`) is refused in the 1.0 dialect, the one that names such refusals.
  */
 export function responseDialect(signals: VersionSignals): Dialect {
   if (signals.structure !== undefined) return signals.structure;
-  const version = parseRequestedVersion((signals.header ?? '').trim() || (signals.query ?? '').trim());
-  return version === undefined ? '0.3' : dialectOfVersion(version);
+  const raw = (signals.header ?? '').trim() || (signals.query ?? '').trim();
+  return raw === '' || parseRequestedVersion(raw) === '0.3' ? '0.3' : '1.0';
 }

@@ -39,7 +39,7 @@ import { PayloadTooLargeError, type A2AErrorReason } from '../../src/protocol/er
 import type { HttpRequest } from '../../src/server/http/httpTypes.js';
 import { matchV03RestRoute } from '../../src/compat/methods.js';
 import { isV03RestPath } from '../../src/bindings/rest/v03.js';
-import { parseVersion } from '../../src/protocol/serviceParams.js';
+import { parseRequestedVersion } from '../../src/protocol/serviceParams.js';
 
 const SEED = fuzzSeed(0x7e57);
 const IN_PROCESS = fuzzCount(10_000);
@@ -264,7 +264,7 @@ function isV03Request(r: RestRequest): boolean {
   const url = new URL(r.target, 'http://x');
   const header = Object.entries(r.headers).find(([k]) => k.toLowerCase() === 'a2a-version')?.[1];
   const raw = (header ?? '').trim() || (header ? '' : (url.searchParams.get('A2A-Version') ?? '').trim());
-  if (raw !== '' && parseVersion(raw) !== '0.3') return false;
+  if (raw !== '' && parseRequestedVersion(raw) !== '0.3') return false;
   let path: string;
   try {
     path = url.pathname.slice(REST_BASE.length);

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { BINDINGS, type CallOptions, type TestBinding } from '../support/bindings.js';
+import { BINDINGS, type CallOptions, type Json, type TestBinding } from '../support/bindings.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { expectError, ok, send } from '../support/assertions.js';
 
@@ -81,4 +81,55 @@ describe('R20 version negotiation over every binding', { concurrency: true }, ()
       });
     });
   }
+});
+
+describe('R20 VER-05 the error format follows the version asked for: only none (or empty) or 0.3 gets the 0.3 format', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  /** Errors raised before the method is known (parse, envelope) and after (unknown method). */
+  const BODIES = ['not json', '{"jsonrpc":"2.0","method":"GetTask"}', '{"jsonrpc":"2.0","id":1,"method":"Nope","params":{}}'];
+
+  async function rpcError(body: string, version: { header?: string; query?: string }): Promise<{ code: number; data: unknown }> {
+    const url = version.query === undefined ? server.jsonRpcUrl : `${server.jsonRpcUrl}?A2A-Version=${encodeURIComponent(version.query)}`;
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(version.header === undefined ? {} : { 'a2a-version': version.header }) }, body });
+    return ((await res.json()) as { error: { code: number; data: unknown } }).error;
+  }
+
+  for (const version of [{ header: '1' }, { header: '1.0, 0.3' }, { header: '1.0,0.3' }, { header: 'abc' }, { query: '1' }, { header: '2.0' }]) {
+    test(`JSON-RPC with a malformed or conflicting version (${JSON.stringify(version)}): the 1.0 format, with ErrorInfo`, async () => {
+      for (const body of BODIES) {
+        const error = await rpcError(body, version);
+        assert.ok(Array.isArray(error.data), `${body}: ${JSON.stringify(error)}`);
+        assert.ok((error.data as { '@type': string }[]).some((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo'), body);
+      }
+    });
+  }
+
+  for (const version of [{}, { header: '' }, { header: '0.3' }, { header: '0.3, 0.3' }, { query: '0.3' }]) {
+    test(`JSON-RPC with ${JSON.stringify(version)}: the 0.3 format (data with reason)`, async () => {
+      for (const body of BODIES) {
+        const error = await rpcError(body, version);
+        assert.ok(!Array.isArray(error.data) && typeof (error.data as { reason?: string }).reason === 'string', `${body}: ${JSON.stringify(error)}`);
+      }
+    });
+  }
+
+  test('REST: a 0.3 path with "0.3, 0.3" is served as 0.3; with "1.0, 0.3" or "1" refused in the 1.0 format', async () => {
+    const get = async (header: string) => {
+      const res = await fetch(`${server.restUrl}/v1/tasks/nope`, { headers: { 'a2a-version': header } });
+      return { status: res.status, body: (await res.json()) as Json };
+    };
+    const v03 = await get('0.3, 0.3');
+    assert.equal(v03.status, 404);
+    assert.equal(v03.body.code, -32001, JSON.stringify(v03.body));
+    for (const header of ['1.0, 0.3', '1.0,0.3', '1']) {
+      const v10 = await get(header);
+      assert.equal(v10.status, 400, header);
+      assert.equal(v10.body.error.details[0].reason, 'VERSION_NOT_SUPPORTED', JSON.stringify(v10.body));
+    }
+  });
 });

@@ -15,7 +15,6 @@ import { jsonRpcMethodDialect, responseDialect, type Dialect } from '../../compa
 import { errorToV03 } from '../../compat/errors.js';
 import { isV03Method } from '../../compat/methods.js';
 import { InvalidRequestError, MethodNotFoundError, type A2AError } from '../../protocol/errors.js';
-import { VERSION_HEADER } from '../../protocol/serviceParams.js';
 import { operationByRpc } from '../../protocol/operations.js';
 import type { StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
@@ -24,7 +23,7 @@ import { SSE_HEADERS, sseBody, sseErrorEvent, type SseFormat } from '../../serve
 import { observed } from '../../server/callObserver.js';
 import type { CallContext } from '../../server/requestHandler.js';
 import type { StreamItem } from '../../server/taskStream.js';
-import type { BindingContext } from '../bindingContext.js';
+import { versionSignals, type BindingContext } from '../bindingContext.js';
 import { isV03Streaming, streamItemToV03, streamV03, unaryV03, v03Operation } from '../compat03.js';
 import { jsonRpcErrorResponse, toJsonRpcError, type JsonRpcErrorObject, type JsonRpcId } from './errors.js';
 import { httpLimitFailure } from '../../server/limits.js';
@@ -115,11 +114,6 @@ function errorReply(e: A2AError, to: { id: JsonRpcId; dialect: Dialect }): HttpR
   const body = JSON.stringify({ jsonrpc: '2.0', id: to.id, error: errorObject(e, to.dialect) });
   const { status, headers } = httpStatusOf(e);
   return reply(status, body, headers);
-}
-
-function versionSignals(req: HttpRequest): { header: string | null; query: string | null } {
-  const header = req.header('a2a-version') ?? null;
-  return { header, query: header ? null : req.query.get(VERSION_HEADER) };
 }
 
 /** A 0.3 call (negotiated version 0.3): translated, run by the same handler, answered in 0.3. */

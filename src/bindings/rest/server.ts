@@ -13,12 +13,12 @@ import { SSE_HEADERS, sseBody, type SseFormat } from '../../server/http/sse.js';
 import { observed } from '../../server/callObserver.js';
 import type { CallContext } from '../../server/requestHandler.js';
 import type { StreamItem } from '../../server/taskStream.js';
-import type { BindingContext } from '../bindingContext.js';
+import { asksForV03, type BindingContext } from '../bindingContext.js';
 import { toRestError } from './errors.js';
 import { matchRoute, type RestRoute } from './routes.js';
 import { queryParams } from './queryParams.js';
 import { pathSegments, restQuery } from './percentDecoding.js';
-import { asksForV03, handleRestV03 } from './v03.js';
+import { handleRestV03 } from './v03.js';
 import { httpBackOff } from '../../server/limits.js';
 
 export const REST_CONTENT_TYPE = 'application/a2a+json';

@@ -11,7 +11,6 @@ import { restErrorToV03 } from '../../compat/errors.js';
 import { matchV03RestRoute, v03RestParams, type V03RestMatch } from '../../compat/methods.js';
 import { pushCreateBodyFromProto03, sendParamsFromProto03, streamEventToProto03, unaryResultToProto03 } from '../../compat/protoJson03.js';
 import { InvalidRequestError, MethodNotFoundError } from '../../protocol/errors.js';
-import { parseVersion, VERSION_HEADER } from '../../protocol/serviceParams.js';
 import type { HttpRequest, HttpResponse } from '../../server/http/httpTypes.js';
 import { observed } from '../../server/callObserver.js';
 import type { CallContext } from '../../server/requestHandler.js';
@@ -23,13 +22,6 @@ import { matchRoute } from './routes.js';
 import { pathSegments, restQuery } from './percentDecoding.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
-
-/** True when the request asks for 0.3: no A2A-Version (header, else query), or `0.3`. */
-export function asksForV03(req: HttpRequest): boolean {
-  const header = req.header('a2a-version');
-  const raw = (header ?? '').trim() || (header ? '' : (req.query.get(VERSION_HEADER) ?? '').trim());
-  return raw === '' || parseVersion(raw) === '0.3';
-}
 
 function errorReply(error: unknown, binding: BindingContext, ctx?: CallContext): HttpResponse {
   const e = binding.report(error, undefined, ctx);
