@@ -3,7 +3,7 @@
  * limits enforced without buffering oversized bodies (R15), backpressure on streams (R10),
  * disconnect hygiene (R8) and graceful shutdown (R24). Translation only: no A2A logic here.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +18,7 @@ import { INTERNAL_BODY, ResponseBatch } from './responseBatch.js';
 import { declaredOver, readBody, utf8Text } from './readBody.js';
 import { logError, type ErrorHook } from '../server/errorHook.js';
 import { TrustedProxies } from '../net/trustedProxies.js';
+import { hostRefusal, transportRefusal } from '../bindings/transportRefusal.js';
 
 /** What the host shares with its requests: open response streams, and the batch of unary answers. */
 interface Host extends StreamHost {
@@ -119,12 +120,15 @@ export async function serve(handler: HttpHandler & { requestHandler?: Drainable 
       )
     : createServer(serverOptions, listener);
   server.maxConnections = options.maxConnections ?? 20_000;
-  server.on('clientError', answerClientError);
+  const current = new WeakMap<Duplex, IncomingMessage>();
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, { handler, current }));
   // Expect: 100-continue: 100 Continue only once the handler reads a body within its limit.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => void respond(req, res, true));
 
   async function respond(req: IncomingMessage, res: ServerResponse, expectsContinue = false): Promise<void> {
     const exchange: Exchange = { req, res, expectsContinue, closeAfter: false, proxies };
+    // While its body is read, a request timeout (a stalled body) is answered for this request's path.
+    current.set(req.socket, req);
     try {
       const out = await handler.handle(new NodeHttpRequest(exchange));
       if (closing) out.headers = { ...out.headers, connection: 'close' };
@@ -250,26 +254,38 @@ function originForm(url: string): string {
   return rest.charCodeAt(0) === 47 ? rest : `/${rest}`;
 }
 
-const CLIENT_ERRORS: Record<string, [number, string, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers or URL too large'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'Request not received in time'],
-};
+/** The path of a request target (origin or absolute form), without the query. */
+function pathOf(url: string): string {
+  const target = originForm(url);
+  const queryStart = target.indexOf('?');
+  return queryStart < 0 ? target : target.slice(0, queryStart);
+}
+
+/** The path of a request line (`POST /a2a/jsonrpc?x HTTP/1.1`) Node could not finish reading; undefined when cut before its end. */
+function requestLinePath(raw: Buffer | undefined): string | undefined {
+  const line = /^[A-Z]+ (\S+?)[ ?]/.exec(raw?.subarray(0, 4096).toString('latin1') ?? '');
+  return line ? pathOf(line[1] as string) : undefined;
+}
 
 /**
- * Requests Node cannot parse (oversized headers or URL, malformed HTTP, slow headers) never reach
- * a binding: answer them with a JSON error body in the HTTP+JSON shape instead of Node's empty one.
+ * Requests Node cannot parse (oversized headers or URL, malformed HTTP, slow headers, a body
+ * that stalls) never reach a binding: answer them with a JSON error body with ErrorInfo instead
+ * of Node's empty one, in the shape of the endpoint the request line names (the handler's
+ * `refusal`, ../bindings/transportRefusal.ts). `current`: the request each connection is
+ * reading, whose path a timeout has no other way to know.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex, host: { handler: HttpHandler; current: WeakMap<Duplex, IncomingMessage> }): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  const [status, text, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request', 'Malformed HTTP request'];
-  const grpcStatus = status === 408 ? 'DEADLINE_EXCEEDED' : 'INVALID_ARGUMENT';
-  const body = JSON.stringify({ error: { code: status, status: grpcStatus, message } });
-  socket.end(
-    `HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
+  const reading = host.current.get(socket);
+  const path = reading && !reading.complete ? pathOf(reading.url ?? '/') : requestLinePath(error.rawPacket);
+  const refusal = hostRefusal(error.code, path);
+  const out = host.handler.refusal?.(refusal) ?? transportRefusal(refusal, false);
+  const body = typeof out.body === 'string' ? out.body : '';
+  const headers = Object.entries(out.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${out.status} ${STATUS_CODES[out.status] ?? ''}\r\n${headers}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
 /**

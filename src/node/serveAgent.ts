@@ -26,6 +26,7 @@ import type { A2AMetrics } from '../observability/a2aMetrics.js';
 import { ServerHealth, type ServerHealthOptions } from '../server/serverHealth.js';
 import { healthRoutes, type HealthRouteOptions } from '../server/http/healthRoutes.js';
 import { setTimeout as delay } from 'node:timers/promises';
+import { transportRefusal } from '../bindings/transportRefusal.js';
 
 /** What serveAgent and serveTenants share. */
 export interface ServeAgentBaseOptions extends ServeOptions {
@@ -195,6 +196,8 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   const server = await serve(
     {
       handle: (req) => (ref.handler ? ref.handler.handle(req) : installing.ready.then((handler) => handler.handle(req))),
+      // Before the handler exists (the startup window), the host's default (HTTP+JSON) shape.
+      refusal: (refused) => (ref.handler ? ref.handler.refusal(refused) : transportRefusal(refused, false)),
       get requestHandler() {
         return ref.handler?.requestHandler;
       },

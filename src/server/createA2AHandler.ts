@@ -8,13 +8,14 @@ import { createAuthenticator } from '../auth/authenticator.js';
 import { BindingContext } from '../bindings/bindingContext.js';
 import { handleJsonRpc } from '../bindings/jsonrpc/server.js';
 import { handleRest } from '../bindings/rest/server.js';
+import { crossOriginRefusal, transportRefusal } from '../bindings/transportRefusal.js';
 import { readCappedBytes } from '../net/cappedRead.js';
 import { PayloadTooLargeError } from '../protocol/errors.js';
 import { PROTOCOL_VERSION } from '../protocol/serviceParams.js';
 import type { AgentCard } from '../protocol/types.js';
 import { V03CardForms, type V03CardVariants } from '../compat/card03.js';
 import { AGENT_CARD_PATH, createAgentCardRoute, createVersionedCardRoute, type CardRouteOptions } from './agentCardRoute.js';
-import type { HttpHandler, HttpRequest, HttpResponse } from './http/httpTypes.js';
+import type { HostRefusal, HttpHandler, HttpRequest, HttpResponse } from './http/httpTypes.js';
 import { routeTable, type HttpRoute } from './http/extraRoutes.js';
 import { DEFAULT_MAX_JSON_DEPTH, notUtf8Error } from './http/jsonBody.js';
 import { RequestAbortedError } from './http/requestAborted.js';
@@ -109,6 +110,8 @@ export interface A2AHandler<H extends RequestHandlerLike = A2ARequestHandler> ex
   readonly authenticator: Authenticator | undefined;
   /** The 0.3 forms of the cards answered to 0.3 card calls (shared with a gRPC listener's 0.3 service). */
   readonly v03Cards: V03CardForms;
+  /** A request the host refused: a JSON-RPC error (id null) on the JSON-RPC path, else an HTTP+JSON one. */
+  refusal(refusal: HostRefusal): HttpResponse;
 }
 
 export const DEFAULT_JSONRPC_PATH = '/a2a/jsonrpc';
@@ -198,15 +201,20 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
     admit: (req) => requestHandler.abuseLimits?.requestFrom(req.remoteAddress),
   });
 
+  /** A refusal before any binding ran: the JSON-RPC shape on the JSON-RPC path, else HTTP+JSON (../bindings/transportRefusal.ts). */
+  function refusal(refused: HostRefusal): HttpResponse {
+    return transportRefusal(refused, jsonRpcPath !== null && refused.path === jsonRpcPath);
+  }
+
   async function handle(req: HttpRequest): Promise<HttpResponse> {
     const path = req.path;
     const card = path.endsWith(AGENT_CARD_PATH) ? cards.get(path) : undefined;
-    if (card) return req.method === 'OPTIONS' ? cors.preflight(req, true) : card(req);
+    if (card) return req.method === 'OPTIONS' ? (cors.preflight(req, true) ?? refusal(crossOriginRefusal(path))) : card(req);
     // Routes of the application answer for themselves: OPTIONS included, and without the
     // agent's CORS headers (cross-origin reads of them are theirs to allow).
     const own = ownRoutes?.(req);
     if (own) return own;
-    if (req.method === 'OPTIONS') return cors.preflight(req, false);
+    if (req.method === 'OPTIONS') return cors.preflight(req, false) ?? refusal(crossOriginRefusal(path));
     const res = await route(req, path);
     return cors.decorate(req, res);
   }
@@ -229,6 +237,7 @@ export function createA2AHandler(options: A2AHandlerOptions | TenantA2AHandlerOp
     authenticator,
     v03Cards,
     handle,
+    refusal,
     async fetch(request: Request): Promise<Response> {
       const res = await handle(fromFetchRequest(request));
       return toFetchResponse(res);
@@ -327,9 +336,10 @@ function corsPolicy(origins: '*' | string[] | undefined, extraHeaders: readonly 
     return undefined;
   };
   return {
-    preflight(req: HttpRequest, publicResource: boolean): HttpResponse {
+    /** The preflight answer; undefined when the origin is not allowed (crossOriginRefusal). */
+    preflight(req: HttpRequest, publicResource: boolean): HttpResponse | undefined {
       const origin = publicResource ? '*' : allowed(req.header('origin'));
-      if (!origin) return { status: 403, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":403,"status":"PERMISSION_DENIED","message":"Cross-origin requests are not allowed"}}' };
+      if (!origin) return undefined;
       return {
         status: 204,
         headers: {

@@ -11,7 +11,7 @@ export { LocalEventBus } from './eventBus.js';
 export type { EventBus } from './eventBus.js';
 export type { StreamItem } from './taskStream.js';
 export { AGENT_CARD_PATH } from './agentCardRoute.js';
-export type { HttpRequest, HttpResponse, HttpHandler } from './http/httpTypes.js';
+export type { HostRefusal, HttpRequest, HttpResponse, HttpHandler } from './http/httpTypes.js';
 export type { HttpRoute } from './http/extraRoutes.js';
 export { RequestAbortedError } from './http/requestAborted.js';
 export { defineAgent, withInterfaces } from './agentDefinition.js';

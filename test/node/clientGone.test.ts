@@ -96,7 +96,8 @@ describe('a client going away is not an internal error', () => {
     await within(closed, 5_000, undefined);
     socket.destroy();
     assert.match(received, /^HTTP\/1\.1 408 /);
-    assert.match(received, /"DEADLINE_EXCEEDED"/);
+    // On the JSON-RPC path, a JSON-RPC error (test/node/hostRefusals.test.ts).
+    assert.match(received, /"id":null,"error":\{"code":-32600,"message":"Request not received in time"/);
     await onlyTheRealFaultReported();
   });
 });

@@ -43,6 +43,7 @@ export async function startServer(
   const server = await serve(
     {
       handle: (req) => (ref.handler as A2AHandler).handle(req),
+      refusal: (refused) => (ref.handler as A2AHandler).refusal(refused),
       get requestHandler() {
         return ref.handler?.requestHandler;
       },

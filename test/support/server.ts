@@ -74,6 +74,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   const running = await serve(
     {
       handle: (req) => (ref.handler as A2AHandler).handle(req),
+      refusal: (refused) => (ref.handler as A2AHandler).refusal(refused),
       get requestHandler() {
         return ref.handler?.requestHandler;
       },

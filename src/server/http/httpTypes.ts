@@ -4,6 +4,8 @@
  * per call, which is the single largest cost on a hot path).
  */
 import type { PeerCertificate } from '../../auth/authConfig.js';
+import type { A2AError } from '../../protocol/errors.js';
+import type { GrpcStatusName } from '../../protocol/errorTable.js';
 
 export interface HttpRequest {
   readonly method: string;
@@ -44,6 +46,26 @@ export interface HttpResponse {
   body?: string | AsyncIterable<string>;
 }
 
+/**
+ * A request refused before a binding read it: by the host (malformed HTTP, headers or URL too
+ * large, a body that did not arrive in time) or by the CORS preflight.
+ */
+export interface HostRefusal {
+  /** Its own HTTP status (400, 403, 408, 431). */
+  status: number;
+  error: A2AError;
+  /** The HTTP+JSON `error.status`, when not the error's own (408: DEADLINE_EXCEEDED). */
+  grpcStatus?: GrpcStatusName;
+  /** The request's path (no query), when the request line was read. */
+  path?: string;
+}
+
 export interface HttpHandler {
   handle(request: HttpRequest): Promise<HttpResponse>;
+  /**
+   * Optional: the answer to a request the host refused, in the shape of the endpoint its path
+   * names (the JSON-RPC error object on the JSON-RPC path). Without it the Node host answers in
+   * the HTTP+JSON shape.
+   */
+  refusal?(refusal: HostRefusal): HttpResponse;
 }
