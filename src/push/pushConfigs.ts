@@ -14,7 +14,7 @@ import type {
   TaskPushNotificationConfig,
 } from '../protocol/types.js';
 import { SsrfBlockedError, vetUrl, type SsrfOptions } from '../net/ssrfGuard.js';
-import { decodeOpaqueToken, encodeOpaqueToken } from '../server/pageToken.js';
+import { decodeOpaqueToken, encodeOpaqueToken, isCursorId } from '../server/pageToken.js';
 import { PushConfigLimitError, type PushConfigCaller, type PushStore, type StoredPushConfig } from '../server/stores/pushStore.js';
 import type { CredentialBox } from './credentialBox.js';
 
@@ -193,8 +193,8 @@ function checkSecret(value: string | undefined, check: { field: string; max: num
 }
 
 function readToken(token: string, taskId: string): string {
-  const p = decodeOpaqueToken(token);
-  if (typeof p.i !== 'string') throw invalidField('pageToken', 'is not a valid page token');
+  const p = decodeOpaqueToken(token, ['i', 'f']);
+  if (!isCursorId(p.i)) throw invalidField('pageToken', 'is not a valid page token');
   if (p.f !== taskId) throw invalidField('pageToken', 'was issued for a different task');
   return p.i;
 }

@@ -175,5 +175,31 @@ export function listScenarios(env: ScenarioEnv): void {
         expectError(await env.b.call('listTasks', { pageToken }), 'INVALID_PARAMS', { field: 'pageToken' });
       }
     });
+
+    test('LIST-11 a forged pageToken (fields of the wrong type or format, extra fields, another encoding) is INVALID_PARAMS', async () => {
+      const c = uid('ctx-forged');
+      await create(c, ['hi 1', 'hi 2']);
+      const token = (value: unknown, encoding: 'base64url' | 'base64' = 'base64url') => Buffer.from(JSON.stringify(value)).toString(encoding);
+      const f = JSON.stringify(['', c, '', '']);
+      const t = '2030-01-01T00:00:00.000Z';
+      const forged = [
+        token({ t: 'garbage', i: 'zz', f }),
+        token({ t: 1, i: 'zz', f }),
+        token({ t, i: '', f }),
+        token({ t, i: 7, f }),
+        token({ t, i: 'a\u0001b', f }),
+        token({ t, i: 'zz', f, x: '1' }),
+        token({ i: 'zz', t, f }),
+        token({ t, i: 'zz' }),
+        `${token({ t, i: 'zz', f })}==`,
+        ` ${token({ t, i: 'zz', f })}`,
+        token({ t, i: 'a?>?', f }, 'base64'),
+      ];
+      for (const pageToken of forged) {
+        expectError(await env.b.call('listTasks', { contextId: c, pageToken }), 'INVALID_PARAMS', { field: 'pageToken' });
+      }
+      // A cursor of the right form is a position in the order, whoever made it: every task here is older.
+      assert.deepEqual(ids(ok(await env.b.call('listTasks', { contextId: c, pageToken: token({ t, i: 'zz', f }) }))).length, 2);
+    });
   });
 }

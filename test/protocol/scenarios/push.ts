@@ -112,6 +112,11 @@ export function pushScenarios(env: ScenarioEnv): void {
       const res = await env.b.call('listTaskPushNotificationConfigs', { taskId: otherTask, pageSize: 1, pageToken: nextPageToken });
       expectError(res, 'INVALID_PARAMS', { field: 'pageToken' });
       expectError(await env.b.call('listTaskPushNotificationConfigs', { taskId, pageToken: 'not-a-token!' }), 'INVALID_PARAMS', { field: 'pageToken' });
+      // Forged: an empty or non-string id, an extra field, a field missing.
+      for (const forged of [{ i: '', f: taskId }, { i: 3, f: taskId }, { i: 'x', f: taskId, t: '' }, { i: 'x' }]) {
+        const pageToken = Buffer.from(JSON.stringify(forged)).toString('base64url');
+        expectError(await env.b.call('listTaskPushNotificationConfigs', { taskId, pageToken }), 'INVALID_PARAMS', { field: 'pageToken' });
+      }
     });
 
     test('PUSH-07 delete removes the config (get → TASK_NOT_FOUND); deleting again succeeds', async () => {
