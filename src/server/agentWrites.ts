@@ -13,6 +13,7 @@ import { ArtifactSchema, MessageSchema, TaskStateSchema, TaskStatusSchema } from
 import { decodeMessage, isJsonObject, type DecodeLimits } from '../protocol/decode.js';
 import { isCleanId } from '../protocol/messagePlan.js';
 import { InvalidParamsError } from '../protocol/errors.js';
+import { isWellFormed } from '../protocol/wellFormed.js';
 import type { Artifact, JsonObject, Message, Part, TaskState, TaskStatus } from '../protocol/types.js';
 import { toParts } from './taskUpdater.js';
 
@@ -44,11 +45,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && isJsonObject(value);
 }
 
-/** `{ text: '…' }` and nothing else. */
+/** `{ text: '…' }` and nothing else (well-formed text, as the decoder requires). */
 function isPlainTextPart(part: unknown): boolean {
   if (!isPlainObject(part)) return false;
   for (const key in part) if (key !== 'text') return false;
-  return typeof part.text === 'string' && part.text !== '';
+  return typeof part.text === 'string' && part.text !== '' && isWellFormed(part.text);
 }
 
 /** True only for a value of `desc` that the decoder would accept and return unchanged. */
@@ -68,7 +69,7 @@ export function isPlainWrite(desc: DescMessage, value: unknown): boolean {
     if (key === 'parts') {
       if (!Array.isArray(member) || member.length === 0 || !member.every(isPlainTextPart)) return false;
       parts = true;
-    } else if (!members.has(key) || typeof member !== 'string' || member === '') return false;
+    } else if (!members.has(key) || typeof member !== 'string' || member === '' || !isWellFormed(member)) return false;
     else if (key === 'role' ? !ROLES.has(member) : ID_MEMBERS.has(key) && !isCleanId(member)) return false;
   }
   return parts;
