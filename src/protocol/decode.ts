@@ -4,7 +4,8 @@
  * It takes untrusted JSON (already parsed) and returns a clean copy in the public wire shape:
  * camelCase names (snake_case accepted on input, JSON-02), enum names (integers accepted,
  * JSON-03), unknown members dropped (OPS-05), implicit-presence defaults dropped, and no
- * `__proto__` keys anywhere (R17). Strings and keys must be well-formed (no lone UTF-16
+ * `__proto__` keys anywhere (R17): as a key of a map, metadata or `data` object it is refused
+ * (data is never dropped silently); as a message member it is unknown, and dropped. Strings and keys must be well-formed (no lone UTF-16
  * surrogate, ./wellFormed.ts): what JSON accepts and gRPC could not answer is refused on entry. Every problem becomes one `google.rpc.BadRequest` field
  * violation; all violations of a request are reported together as one InvalidParamsError.
  */
@@ -164,7 +165,7 @@ class Decoder {
         const keys = Object.keys(value);
         if (keys.length > this.limits.maxObjectKeys) return this.fail(`must have at most ${this.limits.maxObjectKeys} keys`);
         for (const key of keys) {
-          if (key === '__proto__' || !this.wellFormedKey(key)) continue;
+          if (!this.allowedKey(key)) continue;
           const item = value[key];
           const v = this.at(key, () =>
             field.mapKind === 'scalar'
@@ -220,10 +221,16 @@ class Decoder {
   }
 
   /**
-   * A key of a map or a JSON object that every binding can carry (no lone surrogate: gRPC could
-   * not answer it); otherwise a violation on the object, since the key itself cannot be shown.
+   * A key of a map or a JSON object that may be kept: not `__proto__` (a violation on it), and
+   * one every binding can carry (no lone surrogate: gRPC could not answer it; a violation on the
+   * object, since the key itself cannot be shown).
    */
-  private wellFormedKey(key: string): boolean {
+  private allowedKey(key: string): boolean {
+    if (key === '__proto__') {
+      // R17: kept, it would be a prototype wherever the object is copied with `=`; dropped, data would be lost.
+      this.at(key, () => this.fail('is not allowed as a key (R17: it names the prototype in JavaScript)'));
+      return false;
+    }
     if (isWellFormed(key)) return true;
     this.fail(KEY_NOT_UTF8);
     return false;
@@ -256,7 +263,7 @@ class Decoder {
   }
 
   /**
-   * Copies arbitrary JSON, dropping `__proto__` keys and enforcing size limits. Objects built in
+   * Copies arbitrary JSON, refusing `__proto__` keys and enforcing size limits. Objects built in
    * process (an agent's metadata or data) are held to what JSON can carry: no bigint, function,
    * Date or other class instance, no cycle; an `undefined` member is left out, as JSON.stringify does.
    */
@@ -289,7 +296,7 @@ class Decoder {
     if (keys.length > this.limits.maxObjectKeys) return this.fail(`must have at most ${this.limits.maxObjectKeys} keys`);
     const out: Record<string, unknown> = {};
     for (const key of keys) {
-      if (key === '__proto__' || !this.wellFormedKey(key)) continue;
+      if (!this.allowedKey(key)) continue;
       const item = value[key];
       if (item !== undefined) out[key] = this.at(key, () => this.json(item));
     }

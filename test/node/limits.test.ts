@@ -519,9 +519,22 @@ describe('R17 prototype pollution', () => {
   });
 
   const EVIL = '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"ok":1}';
-  const message = (id: string) =>
-    `{"__proto__":{"polluted":"yes"},"messageId":"${id}","role":"ROLE_USER","metadata":${EVIL},` +
-    `"parts":[{"text":"hi","metadata":${EVIL}},{"data":{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"list":[${EVIL}]}}]}`;
+  /** EVIL without the `__proto__` key, which is refused as a key of metadata or data (INVALID_PARAMS). */
+  const CLEAN = '{"constructor":{"prototype":{"polluted":"yes"}},"ok":1}';
+  /** A message with `data` as metadata and data objects; its own `__proto__` member is an unknown field (dropped). */
+  const message = (id: string, data = CLEAN) =>
+    `{"__proto__":{"polluted":"yes"},"messageId":"${id}","role":"ROLE_USER","metadata":${data},` +
+    `"parts":[{"text":"hi","metadata":${data}},{"data":{${data === EVIL ? '"__proto__":{"polluted":"yes"},' : ''}"constructor":{"prototype":{"polluted":"yes"}},"list":[${data}]}}]}`;
+  /** The violations of a body whose metadata and message are EVIL. */
+  const REFUSED = ['metadata.__proto__', 'message.metadata.__proto__', 'message.parts[0].metadata.__proto__', 'message.parts[1].data.__proto__', 'message.parts[1].data.list[0].__proto__'];
+
+  /** INVALID_PARAMS naming each `__proto__` key, the agent not called, nothing polluted. */
+  function assertRefused(details: unknown, agentCalls: number): void {
+    const badRequest = (details as { fieldViolations?: { field: string }[] }[]).find((d) => d.fieldViolations);
+    assert.deepEqual(badRequest?.fieldViolations?.map((v) => v.field).sort(), [...REFUSED].sort());
+    assert.equal(seen.length, agentCalls, 'the agent was not called');
+    assertGlobalClean();
+  }
 
   function assertClean(obj: unknown, where: string): void {
     assert.equal(typeof obj, 'object', `${where} is an object`);
@@ -548,11 +561,15 @@ describe('R17 prototype pollution', () => {
   }
 
   test('JSON-RPC: __proto__ / constructor.prototype in params, message, metadata and data parts', async () => {
-    const body =
+    const body = (data: string) =>
       `{"jsonrpc":"2.0","id":"p1","method":"SendMessage","__proto__":{"polluted":"yes"},` +
-      `"params":{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"metadata":${EVIL},` +
-      `"configuration":{"__proto__":{"polluted":"yes"}},"message":${message('proto-rpc-1')}}}`;
-    const res = await sendRaw(s.rpcUrl, body);
+      `"params":{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"metadata":${data},` +
+      `"configuration":{"__proto__":{"polluted":"yes"}},"message":${message('proto-rpc-1', data)}}}`;
+    const calls = seen.length;
+    const refused = (await sendRaw(s.rpcUrl, body(EVIL))).json as RpcEnvelope;
+    assert.equal(refused.error?.code, -32602, JSON.stringify(refused));
+    assertRefused(refused.error?.data, calls);
+    const res = await sendRaw(s.rpcUrl, body(CLEAN));
     const env = res.json as RpcEnvelope;
     assert.equal(env.error, undefined, JSON.stringify(env.error));
     const task = (env.result as { task: Task }).task;
@@ -573,7 +590,12 @@ describe('R17 prototype pollution', () => {
   });
 
   test('REST: the same keys in the body, and __proto__ in the query string', async () => {
-    const res = await sendRaw(`${s.restUrl}/message:send`, `{"__proto__":{"polluted":"yes"},"metadata":${EVIL},"message":${message('proto-rest-1')}}`);
+    const body = (data: string) => `{"__proto__":{"polluted":"yes"},"metadata":${data},"message":${message('proto-rest-1', data)}}`;
+    const calls = seen.length;
+    const refused = await sendRaw(`${s.restUrl}/message:send`, body(EVIL));
+    assert.equal(refused.status, 400);
+    assertRefused((refused.json as { error: { details: unknown } }).error.details, calls);
+    const res = await sendRaw(`${s.restUrl}/message:send`, body(CLEAN));
     assert.equal(res.status, 200, res.text.slice(0, 300));
     const task = (res.json as { task: Task }).task;
     assertGlobalClean();
@@ -587,6 +609,9 @@ describe('R17 prototype pollution', () => {
   });
 
   test('streaming path: SendStreamingMessage with polluted metadata', async () => {
+    const refused = (await sendRaw(s.rpcUrl, `{"jsonrpc":"2.0","id":"p2","method":"SendStreamingMessage","params":{"message":${message('proto-sse-1', EVIL)}}}`)).json as RpcEnvelope;
+    assert.equal(refused.error?.code, -32602, 'STREAM-12: refused before the stream, a plain error');
+    assertGlobalClean();
     const stream = await openSse(s.rpcUrl, `{"jsonrpc":"2.0","id":"p2","method":"SendStreamingMessage","params":{"message":${message('proto-sse-1')}}}`);
     await stream.ended;
     assert.ok(hasState(stream, 'TASK_STATE_COMPLETED'), stream.parser.raw.slice(0, 500));
