@@ -3,7 +3,7 @@
  * plus a fingerprint of the filters, so a token reused with other filters is rejected. The opaque
  * encoding also serves the push config list.
  */
-import { isCleanId } from '../protocol/decode.js';
+import { isCleanId } from '../protocol/messagePlan.js';
 import { invalidField } from '../protocol/errors.js';
 import { parseTimestamp } from '../protocol/timestamp.js';
 import type { ListTasksRequest } from '../protocol/types.js';
