@@ -13,6 +13,8 @@ const sources = new URL('../src/cli/main.ts', import.meta.url);
 const tsx = existsSync(sources) ? await import('tsx/esm/api').catch(() => undefined) : undefined;
 
 if (tsx) {
+  // Registered before tsx, so tsx's resolve calls it: .ts files load as ES modules in any package scope.
+  register('./typescriptAsModule.js', import.meta.url);
   tsx.register();
   // Registered after tsx, so it runs first and hands the condition on to tsx and node.
   const addSourceCondition =

@@ -10,7 +10,8 @@
  * - a strict consumer (exactOptionalPropertyTypes, noPropertyAccessFromIndexSignature,
  *   skipLibCheck false, lib ES2022 without DOM, nodenext) type-checks against the .d.ts;
  * - `a2a serve --agent ./agent.ts` says to install tsx when it is missing, and serves the
- *   module once tsx is installed beside it.
+ *   module once tsx is installed beside it, also as an ES module in a project whose package.json
+ *   has no "type": "module".
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { spawnA2A } from './cli/cliHelpers.js';
+import { assertCommonJsScopeAgent, writeCommonJsScopeProject } from './cli/commonjsScope.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -65,7 +67,7 @@ after(() => {
 });
 
 test('the tarball holds dist (JS, .d.ts, maps), bin, proto and docs, and no src/, test/, bench/ or examples/', () => {
-  for (const file of ['package.json', 'README.md', 'bin/a2a.js', 'dist/cli/main.js', 'dist/index.js', 'dist/index.d.ts', 'dist/index.js.map', 'proto/a2a.proto', 'docs/agents.md']) {
+  for (const file of ['package.json', 'README.md', 'bin/a2a.js', 'bin/typescriptAsModule.js', 'dist/cli/main.js', 'dist/index.js', 'dist/index.d.ts', 'dist/index.js.map', 'proto/a2a.proto', 'docs/agents.md']) {
     assert.ok(packedFiles.includes(file), `${file} is packed`);
   }
   const stray = packedFiles.filter((f) => /^(src|test|bench|examples|scripts|node_modules|\.a2a)\//.test(f));
@@ -202,6 +204,19 @@ test('a2a serve --agent ./agent.ts with tsx installed in the project serves the 
     assert.equal(urls.agent, 'Hello agent');
     const card = (await (await fetch(urls.card)).json()) as AgentCardName;
     assert.equal(card.name, 'Hello agent');
+  } finally {
+    a2a.kill('SIGTERM');
+    assert.equal((await a2a.exited).code, 0, a2a.stderr);
+  }
+});
+
+test('a2a serve --agent ./agent.ts in a project whose package.json has no "type": "module" (npm init -y) loads it as an ES module', async () => {
+  const commonjs = join(work, 'commonjs-scope');
+  writeCommonJsScopeProject(commonjs, { 'a2a-kit': installed, tsx: join(root, 'node_modules', 'tsx') });
+  const a2a = spawnA2A({ bin: join(commonjs, 'node_modules', 'a2a-kit', 'bin', 'a2a.js'), args: ['serve', '--agent', './agent.ts', '--port', '0', '--store', 'memory', '--json'], cwd: commonjs, env: plainEnv });
+  try {
+    const urls = JSON.parse(await a2a.waitForLine(/^\{/, 30_000)) as { card: string; jsonrpc: string };
+    await assertCommonJsScopeAgent(urls.card, urls.jsonrpc);
   } finally {
     a2a.kill('SIGTERM');
     assert.equal((await a2a.exited).code, 0, a2a.stderr);

@@ -1,10 +1,11 @@
 /**
  * Lets `a2a serve --agent ./my-agent.ts` (and `--tenants`) load a TypeScript module when the CLI
  * runs as compiled JavaScript (the npm package): tsx — an optional peer dependency — is
- * registered once, found next to a2a-kit or else next to the module. Where the CLI itself runs
- * from the TypeScript sources (a checkout: bin/a2a.js, the tests), a loader is already active.
+ * registered once, found next to a2a-kit or else next to the module, after bin/typescriptAsModule.js
+ * (a `.ts` file is an ES module whatever its package scope). Where the CLI itself runs from the
+ * TypeScript sources (a checkout: bin/a2a.js, which registers the same two), a loader is already active.
  */
-import { createRequire } from 'node:module';
+import { createRequire, register } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 const TYPESCRIPT_MODULE = /\.(?:ts|mts|cts|tsx)$/i;
@@ -23,8 +24,11 @@ export function needsTypeScriptLoader(path: string): boolean {
 /** Registers tsx once; false when tsx is installed neither beside a2a-kit nor beside `path`. */
 export function registerTypeScriptLoader(path: string): Promise<boolean> {
   registered ??= findTsx(path).then((tsx) => {
-    tsx?.register();
-    return tsx !== undefined;
+    if (!tsx) return false;
+    // Before tsx, so that tsx's resolve calls it; the same path from src/cli/agents and dist/cli/agents.
+    register('../../../bin/typescriptAsModule.js', import.meta.url);
+    tsx.register();
+    return true;
   });
   return registered;
 }
