@@ -287,6 +287,23 @@ describe('a2a serve --agent', () => {
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /^a2a serve: --agent \.\/test\/cli\/fixtures\/nope\.ts: no such file \(.*nope\.ts\)\n$/);
   });
+
+  test('a module taken for the other module format: exit 2, one line saying what to change', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-module-format-'));
+    try {
+      writeFileSync(join(dir, 'package.json'), '{"name": "commonjs-scope"}');
+      writeFileSync(join(dir, 'commonjs.ts'), "const { defineAgent } = require('a2a-kit/server');\nmodule.exports = defineAgent;\n");
+      writeFileSync(join(dir, 'esm.cjs'), 'export default { card: {}, executor: {} };\n');
+      const commonjs = await runToExit(['serve', '--port', '0', '--store', 'memory', '--agent', join(dir, 'commonjs.ts')]);
+      assert.equal(commonjs.code, 2);
+      assert.match(commonjs.stderr, /^a2a serve: --agent .*commonjs\.ts: the module failed to load: require is not defined in ES module scope.* \(it was loaded as an ES module: write import\/export, or rename it to \.cts for CommonJS\)\n$/);
+      const esm = await runToExit(['serve', '--port', '0', '--store', 'memory', '--agent', join(dir, 'esm.cjs')]);
+      assert.equal(esm.code, 2);
+      assert.match(esm.stderr, /^a2a serve: --agent .*esm\.cjs: the module failed to load: Unexpected token 'export' \(a \.cjs file is CommonJS: rename it to \.mjs to write import\/export\)$/m, 'node may warn first');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 /** Holds a port on 127.0.0.1 until the returned close() is called. */

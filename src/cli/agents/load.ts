@@ -8,6 +8,7 @@ import { conformanceAgent, conformanceCard } from './conformance.js';
 import { demoAgent, demoCard } from './demo.js';
 import { CliError, EXIT } from '../errors.js';
 import { readOptionFile } from '../optionFile.js';
+import { moduleFormatHint } from './moduleFormatHint.js';
 import { missingLoaderMessage, needsTypeScriptLoader, registerTypeScriptLoader } from './typescriptLoader.js';
 
 const BUILTIN = new Set(['demo', 'conformance']);
@@ -46,7 +47,8 @@ async function importModule(path: string, what: string): Promise<Record<string, 
     if (!existsSync(path)) throw setupError(`${what}: no such file (${path})`);
     const missingLoader = missingLoaderMessage(path, error);
     if (missingLoader) throw setupError(`${what}: ${missingLoader}`);
-    throw setupError(`${what}: the module failed to load: ${error instanceof Error ? error.message : String(error)}`);
+    const hint = moduleFormatHint(path, error);
+    throw setupError(`${what}: the module failed to load: ${error instanceof Error ? error.message : String(error)}${hint ? ` (${hint})` : ''}`);
   }
 }
 
