@@ -10,8 +10,8 @@
  * - a strict consumer (exactOptionalPropertyTypes, noPropertyAccessFromIndexSignature,
  *   skipLibCheck false, lib ES2022 without DOM, nodenext) type-checks against the .d.ts;
  * - `a2a serve --agent ./agent.ts` says to install tsx when it is missing, and serves the
- *   module once tsx is installed beside it, also as an ES module in a project whose package.json
- *   has no "type": "module".
+ *   module once tsx is installed beside it (or beside a2a-kit), also as an ES module in a project
+ *   whose package.json has no "type": "module".
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -195,6 +195,21 @@ test('a2a serve --agent ./agent.ts without tsx: exit 2 and one line saying to in
   assert.doesNotMatch(a2a.stderr, /\n\s+at /, 'no stack trace');
 });
 
+test('a2a serve --agent ./agent.ts in a project whose package.json has no "type": "module" (npm init -y) loads it as an ES module', async () => {
+  // Before the next test installs tsx beside a2a-kit: here tsx is found beside the module only.
+  assert.ok(!existsSync(join(project, 'node_modules', 'tsx')));
+  const commonjs = join(work, 'commonjs-scope');
+  writeCommonJsScopeProject(commonjs, { 'a2a-kit': installed, tsx: join(root, 'node_modules', 'tsx') });
+  const a2a = spawnA2A({ bin: join(commonjs, 'node_modules', 'a2a-kit', 'bin', 'a2a.js'), args: ['serve', '--agent', './agent.ts', '--port', '0', '--store', 'memory', '--json'], cwd: commonjs, env: plainEnv });
+  try {
+    const urls = JSON.parse(await a2a.waitForLine(/^\{/, 30_000)) as { card: string; jsonrpc: string };
+    await assertCommonJsScopeAgent(urls.card, urls.jsonrpc);
+  } finally {
+    a2a.kill('SIGTERM');
+    assert.equal((await a2a.exited).code, 0, a2a.stderr);
+  }
+});
+
 test('a2a serve --agent ./agent.ts with tsx installed in the project serves the module', async () => {
   copyFileSync(join(root, 'examples', 'hello-agent', 'agent.ts'), join(project, 'agent.ts'));
   if (!existsSync(join(project, 'node_modules', 'tsx'))) symlinkSync(join(root, 'node_modules', 'tsx'), join(project, 'node_modules', 'tsx'), 'dir');
@@ -204,19 +219,6 @@ test('a2a serve --agent ./agent.ts with tsx installed in the project serves the 
     assert.equal(urls.agent, 'Hello agent');
     const card = (await (await fetch(urls.card)).json()) as AgentCardName;
     assert.equal(card.name, 'Hello agent');
-  } finally {
-    a2a.kill('SIGTERM');
-    assert.equal((await a2a.exited).code, 0, a2a.stderr);
-  }
-});
-
-test('a2a serve --agent ./agent.ts in a project whose package.json has no "type": "module" (npm init -y) loads it as an ES module', async () => {
-  const commonjs = join(work, 'commonjs-scope');
-  writeCommonJsScopeProject(commonjs, { 'a2a-kit': installed, tsx: join(root, 'node_modules', 'tsx') });
-  const a2a = spawnA2A({ bin: join(commonjs, 'node_modules', 'a2a-kit', 'bin', 'a2a.js'), args: ['serve', '--agent', './agent.ts', '--port', '0', '--store', 'memory', '--json'], cwd: commonjs, env: plainEnv });
-  try {
-    const urls = JSON.parse(await a2a.waitForLine(/^\{/, 30_000)) as { card: string; jsonrpc: string };
-    await assertCommonJsScopeAgent(urls.card, urls.jsonrpc);
   } finally {
     a2a.kill('SIGTERM');
     assert.equal((await a2a.exited).code, 0, a2a.stderr);

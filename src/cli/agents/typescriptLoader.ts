@@ -5,7 +5,9 @@
  * (a `.ts` file is an ES module whatever its package scope). Where the CLI itself runs from the
  * TypeScript sources (a checkout: bin/a2a.js, which registers the same two), a loader is already active.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const TYPESCRIPT_MODULE = /\.(?:ts|mts|cts|tsx)$/i;
@@ -37,11 +39,23 @@ async function findTsx(path: string): Promise<TsxApi | undefined> {
   const besideKit = await import('tsx/esm/api').catch(() => undefined);
   if (besideKit) return besideKit;
   try {
-    const resolved = createRequire(path).resolve('tsx/esm/api');
-    return (await import(pathToFileURL(resolved).href)) as TsxApi;
+    return (await import(pathToFileURL(tsxApiBeside(path)).href)) as TsxApi;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The file `import 'tsx/esm/api'` would load from beside `path`: its "import" export. (A
+ * require.resolve gives the CommonJS build, whose register() looks for its hooks in the wrong
+ * directory when imported.)
+ */
+function tsxApiBeside(path: string): string {
+  const manifest = createRequire(path).resolve('tsx/package.json');
+  const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Record<string, { import?: { default?: string } }> };
+  const file = exports?.['./esm/api']?.import?.default;
+  if (file === undefined) throw new Error(`${manifest} has no "import" export for ./esm/api`);
+  return join(dirname(manifest), file);
 }
 
 /** The one-line explanation when `error` is node refusing a TypeScript `path` (no loader), else undefined. */
