@@ -15,7 +15,7 @@ import { A2AError } from '../../src/protocol/errors.js';
 import { LocalEventBus } from '../../src/server/eventBus.js';
 import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
 import type { AgentExecutor } from '../../src/server/agentExecutor.js';
-import type { LeaseStore } from '../../src/server/stores/leaseStore.js';
+import { deadAfterAcquire } from '../support/deadLeases.js';
 import type { Message, SendMessageResponse, Task } from '../../src/protocol/types.js';
 import { eventually } from '../support/assertions.js';
 import { testCard } from './support.js';
@@ -44,17 +44,6 @@ function slowAgent(ms: number, started: string[]): AgentExecutor {
       });
       if (!c.signal.aborted) await task.complete('done');
     },
-  };
-}
-
-/** The store as a dead instance uses it: it took its lease, then never renews nor sweeps again. */
-function deadAfterAcquire(store: MemoryTaskStore): LeaseStore {
-  return {
-    acquireLease: (i) => store.acquireLease(i),
-    renewLeases: async () => [],
-    releaseLease: async () => undefined,
-    expiredLeases: async () => [],
-    takeOverLease: async () => false,
   };
 }
 

@@ -13,6 +13,7 @@ import { LocalEventBus } from '../../src/server/eventBus.js';
 import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
 import type { AgentExecutor } from '../../src/server/agentExecutor.js';
 import type { LeaseStore } from '../../src/server/stores/leaseStore.js';
+import { deadAfterAcquire } from '../support/deadLeases.js';
 import { LeaseLostError } from '../../src/server/leases.js';
 import type { Task } from '../../src/protocol/types.js';
 import { eventually } from '../support/assertions.js';
@@ -42,17 +43,6 @@ function slowAgent(log: string[]): AgentExecutor {
         });
       });
     },
-  };
-}
-
-/** The store as a dead instance uses it: it took its lease, then never renews nor sweeps again. */
-function deadAfterAcquire(store: MemoryTaskStore): LeaseStore {
-  return {
-    acquireLease: (i) => store.acquireLease(i),
-    renewLeases: async () => [],
-    releaseLease: async () => undefined,
-    expiredLeases: async () => [],
-    takeOverLease: async () => false,
   };
 }
 
