@@ -23,6 +23,7 @@ import { GRPC_METHODS, jsonToBinary, requestToJson, type GrpcMethod } from './co
 import { GrpcCallContext, authenticate, type ContextEnv } from './callContext.js';
 import { TrustedProxies } from '../../net/trustedProxies.js';
 import { StreamCall, type GrpcRpcStream } from './streamCall.js';
+import { deadlinePassed } from './deadline.js';
 import { toGrpcError, type GrpcErrorStatus, type GrpcStatusOverrides } from './errors.js';
 import { isServerFault, logError, type ErrorContext, type ErrorHook } from '../../server/errorHook.js';
 
@@ -256,6 +257,8 @@ async function authenticateRpc(env: CallEnv, rpc: GrpcRpc, target: { call: Serve
 function unaryCall(env: CallEnv, rpc: GrpcRpc) {
   const unary = rpc.unary as NonNullable<GrpcRpc['unary']>;
   return (call: ServerUnaryCall<Bytes, Bytes>, callback: sendUnaryData<Bytes>): void => {
+    // grpc-js already answered DEADLINE_EXCEEDED (deadline.ts): nothing to do for nobody.
+    if (call.cancelled || deadlinePassed(call)) return;
     void (async () => {
       let ctx: GrpcCallContext | undefined;
       try {
@@ -298,7 +301,8 @@ export function encodeResponse(desc: DescMessage, result: unknown): Bytes {
 function streamingCall(env: CallEnv, rpc: GrpcRpc) {
   const open = rpc.stream as NonNullable<GrpcRpc['stream']>;
   return (call: ServerWritableStream<Bytes, Bytes>): void => {
-    if (call.cancelled) return;
+    // A call whose deadline passed before it got here will never report 'cancelled' (deadline.ts).
+    if (call.cancelled || deadlinePassed(call)) return;
     const streamCall = new StreamCall(call, env, rpc.operation);
     void (async () => {
       try {

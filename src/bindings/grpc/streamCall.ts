@@ -4,7 +4,9 @@
  * does it (../../server/pushStream.ts): each event is encoded and written as it comes, with no
  * promise, iterator result or AbortSignal per event or per stream. When grpc-js's buffer is
  * full the source holds its events until 'drain' (R10). A client that cancels, or a deadline,
- * closes the source, which frees its subscription (R8) — the task keeps running.
+ * closes the source, which frees its subscription (R8) — the task keeps running. The stream
+ * watches its deadline itself: grpc-js may end a call at its deadline without ever telling the
+ * handler (deadline.ts), and a source paused on a dead call would otherwise be held forever.
  */
 import { Metadata, status, type ServerWritableStream } from '@grpc/grpc-js';
 import { InternalError } from '../../protocol/errors.js';
@@ -16,6 +18,7 @@ import type { CallContext } from '../../server/requestHandler.js';
 import { FIRST_EVENT_ID_KEY } from './codec.js';
 import type { GrpcErrorStatus } from './errors.js';
 import type { ErrorContext } from '../../server/errorHook.js';
+import { whenDeadlinePasses } from './deadline.js';
 
 type Bytes = Buffer;
 
@@ -42,6 +45,8 @@ export class StreamCall implements StreamSink<StreamItem> {
   /** The seq the next event must have: ids are first + index (FIRST_EVENT_ID_KEY). */
   private expected: number | undefined;
   private waitingForDrain = false;
+  /** Ends the stream once the call's deadline has passed, whether or not 'cancelled' comes. */
+  private readonly deadline: { clear(): void } | undefined;
   /** The call's context, once its service parameters were read. */
   ctx: GrpcCallContext | undefined;
 
@@ -54,6 +59,7 @@ export class StreamCall implements StreamSink<StreamItem> {
     host.streams.add(this);
     // grpc-js also reports 'cancelled' after a call it completed: only an open stream reacts.
     call.once('cancelled', () => this.stop());
+    this.deadline = whenDeadlinePasses(call, () => this.endWithStatus(status.DEADLINE_EXCEEDED, 'Deadline exceeded'));
   }
 
   /** Starts writing `stream`; `metadata` (shared, never mutated) goes out with the first event. */
@@ -109,9 +115,14 @@ export class StreamCall implements StreamSink<StreamItem> {
 
   /** Shutdown (R24): ends the call with UNAVAILABLE so the client resubscribes elsewhere. */
   endWith(reason: string): void {
+    this.endWithStatus(status.UNAVAILABLE, reason);
+  }
+
+  /** Ends the call early: the source is closed, the call's work aborted, the call ended with `code`. */
+  private endWithStatus(code: status, details: string): void {
     this.source?.close();
     this.ctx?.abort();
-    this.finish({ code: status.UNAVAILABLE, details: reason, metadata: new Metadata() });
+    this.finish({ code, details, metadata: new Metadata() });
   }
 
   /** An event that cannot be written: stop the source (failed, for onCall) and end the call with the error (B9). */
@@ -141,6 +152,7 @@ export class StreamCall implements StreamSink<StreamItem> {
   private stop(): void {
     if (this.ended) return;
     this.ended = true;
+    this.deadline?.clear();
     this.host.streams.delete(this);
     this.source?.close();
   }
@@ -148,6 +160,7 @@ export class StreamCall implements StreamSink<StreamItem> {
   private finish(error: GrpcErrorStatus | undefined): void {
     if (this.ended) return;
     this.ended = true;
+    this.deadline?.clear();
     this.host.streams.delete(this);
     if (this.call.cancelled) return;
     this.ctx?.answered();

@@ -1,0 +1,84 @@
+/**
+ * R8 / R25 with gRPC deadlines: grpc-js's deadline timer can fire before a request's half-close
+ * arrives; it then answers DEADLINE_EXCEEDED and still calls the handler afterwards, with a call
+ * that never reports 'cancelled' (src/bindings/grpc/deadline.ts). Such a stream must still free
+ * its event-bus subscription and its caller's stream slot, and a stream watches its deadline
+ * itself, so a missing 'cancelled' can never pin its source.
+ */
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { describe, test } from 'node:test';
+import { fromJson, toBinary } from '@bufbuild/protobuf';
+import { Client, Metadata, credentials, type ServerWritableStream } from '@grpc/grpc-js';
+import { createGrpcClient } from '../../src/bindings/grpc/client.js';
+import { StreamCall } from '../../src/bindings/grpc/streamCall.js';
+import { SubscribeToTaskRequestSchema } from '../../src/gen/a2a_pb.js';
+import type { StreamItem } from '../../src/server/taskStream.js';
+import { eventually, sleep, uid } from '../support/assertions.js';
+import { startGrpcServer } from './support.js';
+
+describe('gRPC deadlines that run out around the handler start (R8, R25)', () => {
+  test('R8 R25 streams whose deadline passes before the handler starts free their subscription and the caller’s stream slots', async () => {
+    const server = await startGrpcServer({ demo: { slowMs: 600_000 }, handler: { abuseLimits: { maxStreamsPerCaller: 3 } } });
+    const client = createGrpcClient(server.address);
+    const raw = new Client(server.address, credentials.createInsecure());
+    try {
+      const sent = await client.sendMessage({ message: { messageId: uid('m'), role: 'ROLE_USER', parts: [{ text: 'slow' }] }, configuration: { returnImmediately: true } });
+      assert.ok('task' in sent);
+      const body = Buffer.from(toBinary(SubscribeToTaskRequestSchema, fromJson(SubscribeToTaskRequestSchema, { id: sent.task.id })));
+      const metadata = new Metadata();
+      metadata.set('a2a-version', '1.0');
+      const identity = (b: Buffer): Buffer => b;
+      // Deadlines of 0–9 ms: some run out before the request's half-close reaches the server.
+      const subscribe = () =>
+        new Promise<void>((resolve) => {
+          const deadline = Date.now() + Math.floor(Math.random() * 10);
+          const call = raw.makeServerStreamRequest('/lf.a2a.v1.A2AService/SubscribeToTask', identity, identity, body, metadata, { deadline });
+          call.on('data', () => undefined);
+          call.on('error', () => undefined);
+          call.on('status', () => resolve());
+        });
+      for (let i = 0; i < 300; i += 3) await Promise.all([subscribe(), subscribe(), subscribe()]);
+      await eventually(async () => (server.bus.size === 0 && server.running.openStreams === 0 ? true : undefined), 'every subscription to be freed', 2000);
+      // The caller's three stream slots are free again: a new stream opens.
+      for await (const event of client.subscribeToTask({ id: sent.task.id })) {
+        assert.ok('task' in event);
+        break;
+      }
+    } finally {
+      raw.close();
+      client.close();
+      await server.close();
+    }
+  });
+
+  test('R8 a stream whose call never reports cancelled nor drains is ended and its source closed at the deadline', async () => {
+    const streams = new Set<StreamCall>();
+    const call = Object.assign(new EventEmitter(), {
+      cancelled: false,
+      getDeadline: () => Date.now() + 50,
+      sendMetadata: () => undefined,
+      // A dead call: nothing written ever drains.
+      write: () => false,
+      end: () => undefined,
+    });
+    let closed = false;
+    async function* items(): AsyncGenerator<StreamItem> {
+      try {
+        for (;;) {
+          yield { event: { message: { messageId: uid('m'), role: 'ROLE_AGENT', parts: [{ text: 'x' }] } } };
+          await sleep(5);
+        }
+      } finally {
+        closed = true;
+      }
+    }
+    const endedWith: unknown[] = [];
+    call.on('error', (status: unknown) => endedWith.push(status));
+    const stream = new StreamCall(call as unknown as ServerWritableStream<Buffer, Buffer>, { streams, report: () => assert.fail('no error to report') });
+    stream.start({ items: items(), encode: () => Buffer.from('x') }, new Metadata());
+    assert.equal(streams.size, 1);
+    await eventually(async () => (closed && streams.size === 0 ? true : undefined), 'the source to be closed at the deadline', 1000);
+    assert.equal((endedWith[0] as { code: number }).code, 4, 'ended DEADLINE_EXCEEDED');
+  });
+});
