@@ -10,9 +10,11 @@ import { fromJson, toBinary, type JsonValue } from '@bufbuild/protobuf';
 import { Server, ServerCredentials, status as grpcStatus, type Metadata, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { createGrpcClient, grpcTransport } from '../../src/bindings/grpc/client.js';
 import { toGrpcError } from '../../src/bindings/grpc/errors.js';
+import { createClient } from '../../src/client/client.js';
 import { A2AClientError } from '../../src/client/errors.js';
 import { StreamResponseSchema, TaskSchema } from '../../src/gen/a2a_pb.js';
 import { InvalidParamsError, TaskNotFoundError, UnsupportedOperationError } from '../../src/protocol/errors.js';
+import { cardAt } from '../client/fakeAgent.js';
 
 const TASK = { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } };
 const taskBytes = Buffer.from(toBinary(TaskSchema, fromJson(TaskSchema, TASK as JsonValue)));
@@ -135,6 +137,46 @@ describe('gRPC client transport against a bare grpc-js server', () => {
     const call = { op: 'subscribeToTask' as const, request: { id: 't-1' }, headers: new Headers(), query: new URLSearchParams(), signal: new AbortController().signal };
     for await (const item of await transport().stream(call)) items.push(item);
     assert.deepEqual(items, [{ event: { task: TASK } }]);
+  });
+
+  test('STREAM-12 an OK stream with no messages (trailers-only) ends at once on every client, as an empty SSE stream does', async () => {
+    behaviour = { stream: (c) => c.end() };
+    /** Fails instead of hanging: the open used to wait forever, deaf to timeoutMs and the signal. */
+    const settles = <T>(what: string, run: Promise<T>): Promise<T> => {
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not settle`)), 1000)));
+      return Promise.race([run, limit]).finally(() => clearTimeout(timer));
+    };
+    const call = { op: 'subscribeToTask' as const, request: { id: 't-1' }, headers: new Headers({ 'a2a-version': '1.0' }), query: new URLSearchParams(), signal: AbortSignal.timeout(2000) };
+    const items: unknown[] = [];
+    for await (const item of await settles('transport.stream', transport().stream(call))) items.push(item);
+    assert.deepEqual(items, []);
+    const client = createGrpcClient(address);
+    const channels = grpcTransport();
+    const a2a = await createClient(cardAt(address, { binding: 'GRPC' }), { transports: [channels] });
+    try {
+      const events: unknown[] = [];
+      await settles(
+        'createGrpcClient',
+        (async () => {
+          for await (const e of client.subscribeToTask({ id: 't-1' }, { timeoutMs: 3000, signal: AbortSignal.timeout(2000) })) events.push(e);
+        })(),
+      );
+      assert.equal(events.length, 0);
+      // createClient: STREAM_CLOSED, as over JSON-RPC and HTTP+JSON for an empty event stream.
+      await assert.rejects(
+        settles(
+          'createClient',
+          (async () => {
+            for await (const e of a2a.subscribeToTask({ id: 't-1' }, { signal: AbortSignal.timeout(2000) })) events.push(e);
+          })(),
+        ),
+        (e: unknown) => A2AClientError.is(e, 'STREAM_CLOSED'),
+      );
+    } finally {
+      client.close();
+      channels.close();
+    }
   });
 
   test('timeoutMs → TIMEOUT; an AbortSignal → ABORTED (also when aborted before the call)', async () => {

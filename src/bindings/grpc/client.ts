@@ -106,12 +106,16 @@ export function decodeResponse<T>(desc: GrpcMethod['output'], bytes: Buffer): T 
   }
 }
 
+/** The error of a call aborted by its signal (the client's Deadline turns it into TIMEOUT when its own timer fired). */
+function aborted(signal: AbortSignal, cause: unknown = signal.reason): A2AClientError {
+  return new A2AClientError('ABORTED', 'The call was aborted', { cause });
+}
+
 /** How a failed call's status becomes the error thrown (default fromGrpcError). */
 export type GrpcErrorReader = (error: ServiceError) => Error;
 
 function failure(error: ServiceError, call: { signal: AbortSignal; request?: Buffer; errors?: GrpcErrorReader | undefined }): Error {
-  // The client's Deadline turns ABORTED into TIMEOUT when its own timer fired.
-  if (call.signal.aborted) return new A2AClientError('ABORTED', 'The call was aborted', { cause: call.signal.reason ?? error });
+  if (call.signal.aborted) return aborted(call.signal, call.signal.reason ?? error);
   return responseTooLarge(error, call.request) ?? (call.errors ?? fromGrpcError)(error);
 }
 
@@ -152,7 +156,7 @@ function recordExtensions(call: GrpcBytesCall, metadata: Metadata | undefined): 
 /** A unary call: the response message's bytes, or the call's error (aborts cancel the call). */
 export function unaryBytes(client: Client, call: GrpcBytesCall): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    if (call.signal.aborted) return reject(new A2AClientError('ABORTED', 'The call was aborted', { cause: call.signal.reason }));
+    if (call.signal.aborted) return reject(aborted(call.signal));
     const onAbort = (): void => pending.cancel();
     const pending = client.makeUnaryRequest<Buffer, Buffer>(call.path, identity, identity, call.request, metadataOf(call.headers), {}, (error, value) => {
       call.signal.removeEventListener('abort', onAbort);
@@ -172,22 +176,33 @@ export interface GrpcBytesStream {
 
 /**
  * Opens a server-streaming call. STREAM-12: the stream is open once the server sends its
- * headers (with the first event, whose id they carry); an error before that rejects here.
+ * headers (with the first event, whose id they carry); an error before that rejects here. A
+ * call that ends OK with no message (a trailers-only response) is an empty stream, as an SSE
+ * stream that ends without events is on the HTTP transports.
  */
 export async function streamBytes(client: Client, call: GrpcBytesCall): Promise<GrpcBytesStream> {
-  if (call.signal.aborted) throw new A2AClientError('ABORTED', 'The call was aborted', { cause: call.signal.reason });
+  if (call.signal.aborted) throw aborted(call.signal);
   const stream = client.makeServerStreamRequest<Buffer, Buffer>(call.path, identity, identity, call.request, metadataOf(call.headers), {});
   const state: { error?: ServiceError } = {};
   // Always listen: an 'error' nobody listens to would crash the process.
   stream.on('error', (error: ServiceError) => (state.error = error));
-  const onAbort = (): void => stream.cancel();
+  let failOpen: ((error: Error) => void) | undefined;
+  const onAbort = (): void => {
+    stream.cancel();
+    // Cancelling a call that already finished does nothing: an abort settles the open itself.
+    failOpen?.(aborted(call.signal));
+  };
   call.signal.addEventListener('abort', onAbort, { once: true });
   try {
     const headers = await new Promise<Metadata | undefined>((resolve, reject) => {
+      failOpen = reject;
       stream.once('metadata', resolve);
       stream.once('error', (error: ServiceError) => reject(failure(error, call)));
+      // A trailers-only OK emits neither 'metadata' nor 'error', and 'end' waits for a reader.
+      stream.once('status', () => resolve(undefined));
       stream.once('end', () => resolve(undefined));
     });
+    failOpen = undefined;
     recordExtensions(call, headers);
     const first = Number(headers?.get(FIRST_EVENT_ID_KEY)[0] ?? Number.NaN);
     return { firstId: Number.isInteger(first) ? first : undefined, messages: readMessages(stream, { call, state, onAbort }) };
