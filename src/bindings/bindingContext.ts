@@ -5,16 +5,10 @@
 import type { AuthInput, Authenticator } from '../auth/authConfig.js';
 import { authenticateCall } from './authenticateCall.js';
 import { V03CardForms } from '../compat/card03.js';
-import { detectVersion, responseDialect, type Dialect } from '../compat/detect.js';
+import { responseDialect, type Dialect } from '../compat/detect.js';
 import { toA2AError, type A2AError } from '../protocol/errors.js';
-import {
-  VERSION_HEADER,
-  activatedExtensions,
-  extensionsHeaderFor,
-  negotiateVersion,
-  parseLastEventId,
-  requestedExtensions,
-} from '../protocol/serviceParams.js';
+import { VERSION_HEADER, activatedExtensions, extensionsHeaderFor, parseLastEventId, requestedExtensions } from '../protocol/serviceParams.js';
+import { ServedVersions } from './servedVersions.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { HttpRequest } from '../server/http/httpTypes.js';
 import { isServerFault, type ErrorContext, type ErrorHook } from '../server/errorHook.js';
@@ -45,7 +39,7 @@ export interface BindingLimits {
 export class BindingContext {
   readonly handler: A2ARequestHandler;
   readonly limits: BindingLimits;
-  private readonly supportedVersions: readonly string[];
+  private readonly versions: ServedVersions;
   private readonly onError: ErrorHook | undefined;
   /** Enforces the card's security requirements (issue 8); absent when nothing is enforced. */
   readonly authenticator: Authenticator | undefined;
@@ -79,10 +73,10 @@ export class BindingContext {
   }) {
     this.handler = options.handler;
     this.limits = options.limits;
-    this.supportedVersions = options.supportedVersions;
     this.onError = options.onError;
     this.authenticator = options.authenticator;
     this.compat03 = options.compat03 ?? true;
+    this.versions = new ServedVersions(options.supportedVersions, this.compat03);
     this.v03Cards = options.v03Cards ?? new V03CardForms();
     this.extendedCardHeaders = Object.freeze({
       'cache-control': `private, max-age=${options.cardMaxAgeSeconds ?? 300}`,
@@ -96,29 +90,16 @@ export class BindingContext {
     return op === 'getExtendedAgentCard' ? { ...headers, ...this.extendedCardHeaders } : headers;
   }
 
-  /** The versions served to requests of a binding that can answer 0.3 (see `callContext`). */
-  private get versionsWithCompat(): readonly string[] {
-    return this.compat03 && !this.supportedVersions.includes('0.3') ? [...this.supportedVersions, '0.3'] : this.supportedVersions;
-  }
-
   get card(): AgentCard {
     return this.handler.agentCard;
   }
 
   /**
-   * The call's context, with the negotiated version (VER rules). `compat` comes from a binding
-   * that can answer 0.3 requests: with `compat03` on, 0.3 is served besides the configured
-   * versions, and the request's shape (`structure`) must agree with the version asked for
-   * (docs/compat.md, detectVersion: no version means 0.3, a 1.0 method name without
-   * A2A-Version is refused). Without `compat`, or with compat03 off, only the configured
-   * versions are served and an absent version (0.3) is refused.
+   * The call's context, with the negotiated version (VER rules, ServedVersions.negotiate).
+   * `compat` comes from a binding that can answer 0.3 requests, with the request's shape.
    */
   callContext(req: HttpRequest, compat: { structure?: Dialect | undefined } | undefined, binding: CallBinding): CallContext {
-    const { header, query } = versionSignals(req);
-    const protocolVersion =
-      compat && this.compat03
-        ? detectVersion({ header, query, ...(compat.structure ? { structure: compat.structure } : {}) }, { supported: this.versionsWithCompat }).version
-        : negotiateVersion(header, query, this.supportedVersions);
+    const protocolVersion = this.versions.negotiate({ ...versionSignals(req), ...(compat?.structure ? { structure: compat.structure } : {}) }, compat !== undefined);
     const ctx = new HttpCallContext(req, protocolVersion, requestedExtensions(protocolVersion, (name) => req.header(name)));
     ctx.binding = binding;
     ctx.lastEventId = parseLastEventId(req.header('last-event-id'));

@@ -234,7 +234,8 @@ describe('0.3 SDK gRPC client against our server (a2a.v1.A2AService), compat on'
     assert.equal(error.code, grpcStatus.FAILED_PRECONDITION);
     const info = errorInfoOf(error);
     assert.equal(info?.reason, 'VERSION_NOT_SUPPORTED');
-    assert.deepEqual(info?.metadata, { requestedVersion: '1.0', supportedVersions: '0.3' });
+    // As a 0.3 request over HTTP asking for 1.0: the listener's versions, and the shape's.
+    assert.deepEqual(info?.metadata, { requestedVersion: '1.0', supportedVersions: '1.0,0.3', requestShape: '0.3' });
   });
 
   test('a task created over 0.3 gRPC is visible over 1.0 gRPC, and vice versa', async () => {

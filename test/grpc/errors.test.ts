@@ -128,7 +128,7 @@ describe('gRPC errors on the wire (trailer decoded by hand)', () => {
 
   test('VERSION_NOT_SUPPORTED → FAILED_PRECONDITION with requested and supported versions', async () => {
     const out = await rawCall(server.address, 'GetTask', { body: bytes(GetTaskRequestSchema, { id: 'x' }), metadata: {} });
-    expectWireError(out, 'VERSION_NOT_SUPPORTED', { metadata: { requestedVersion: '0.3', supportedVersions: '1.0' } });
+    expectWireError(out, 'VERSION_NOT_SUPPORTED', { metadata: { requestedVersion: '0.3', supportedVersions: '1.0,0.3' } });
   });
 
   test('INVALID_PARAMS → INVALID_ARGUMENT with BadRequest field violations (OPS-03)', async () => {

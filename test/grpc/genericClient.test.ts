@@ -191,6 +191,6 @@ describe('a generic gRPC client built only from proto/a2a.proto', () => {
     assert.deepEqual(invalid.violations, [{ field: 'pageSize', description: 'must be between 1 and 100' }]);
     const version = await failure(unary('ListTasks', {}, md(null)));
     assert.equal(version.code, grpcStatus.FAILED_PRECONDITION);
-    assert.deepEqual(version.errorInfo, { reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org', metadata: { requestedVersion: '0.3', supportedVersions: '1.0' } });
+    assert.deepEqual(version.errorInfo, { reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org', metadata: { requestedVersion: '0.3', supportedVersions: '1.0,0.3', requestShape: '1.0' } });
   });
 });

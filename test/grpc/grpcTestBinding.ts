@@ -18,7 +18,7 @@ import { A2AService } from '../../src/gen/a2a_pb.js';
 import { BadRequestSchema, ErrorInfoSchema } from '../../src/gen/google/rpc/error_details_pb.js';
 import { StatusSchema } from '../../src/gen/google/rpc/status_pb.js';
 import { FieldBehavior, field_behavior } from '../../src/gen/google/api/field_behavior_pb.js';
-import { serveGrpc, type RunningGrpcServer } from '../../src/bindings/grpc/listener.js';
+import { serveGrpc, type RunningGrpcServer, type ServeGrpcOptions } from '../../src/bindings/grpc/listener.js';
 import type { OperationName } from '../../src/protocol/types.js';
 // Types only: test/support/bindings.ts lists this binding in BINDINGS, so a value import would be a cycle.
 import type { BindingFactory, CallOptions, CallResult, StreamEvent, StreamOptions, StreamResult, TestBinding, WireError } from '../support/bindings.js';
@@ -221,8 +221,8 @@ export function grpcBinding(address: string | (() => Promise<string>)): TestBind
 
 const listeners = new WeakMap<TestServer, Promise<RunningGrpcServer>>();
 
-/** A gRPC listener beside the TestServer's HTTP one, on the same request handler. */
-export function grpcListener(server: TestServer): Promise<RunningGrpcServer> {
+/** A gRPC listener beside the TestServer's HTTP one, on the same request handler (`options` on first use). */
+export function grpcListener(server: TestServer, options: Pick<ServeGrpcOptions, 'compat03'> = {}): Promise<RunningGrpcServer> {
   let running = listeners.get(server);
   if (!running) {
     // Authentication as on the HTTP bindings: the HTTP handler's authenticator, shared (as serveAgent does).
@@ -232,6 +232,7 @@ export function grpcListener(server: TestServer): Promise<RunningGrpcServer> {
       shutdownTimeoutMs: 300,
       onError: (e) => server.errors.push(e),
       auth: () => server.handler.authenticator,
+      ...options,
     });
     listeners.set(server, running);
     const close = server.close;

@@ -1,7 +1,8 @@
 /**
  * Service parameters over gRPC (GRPC-02, VER-10, SVC-02/03, R20): `a2a-version` and
  * `a2a-extensions` metadata are negotiated exactly as the HTTP headers are — the same outcome,
- * the same error, the same ErrorInfo metadata — because one request handler serves all three
+ * the same error message, the same ErrorInfo metadata, with A2A 0.3 compat on (the listener's
+ * 0.3 service beside the 1.0 one) and off — because one request handler serves all three
  * bindings here and each binding's answer is compared with the others'.
  */
 import assert from 'node:assert/strict';
@@ -33,45 +34,53 @@ const ROWS: Row[] = [
   { name: 'VER-06 1.1 is not served', version: '1.1', refused: '1.1' },
   { name: 'B2 abc is VERSION_NOT_SUPPORTED', version: 'abc', refused: 'abc' },
   { name: 'B2 1 is VERSION_NOT_SUPPORTED', version: '1', refused: '1' },
+  { name: 'B2 9 is VERSION_NOT_SUPPORTED', version: '9', refused: '9' },
+  { name: 'SVC-03 two different versions (1.0, 2.0) are VERSION_NOT_SUPPORTED', version: '1.0, 2.0', refused: '1.0, 2.0' },
 ];
 
-describe('gRPC service parameters negotiate exactly as HTTP (R20)', () => {
+/** The answer as a caller sees it: outcome, negotiated version, or the whole error but its binding's codes. */
+const comparable = (res: CallResult) =>
+  res.ok
+    ? { ok: true, version: res.headers.get('a2a-version') }
+    : { ok: false, reason: res.error.reason, message: res.error.message, metadata: res.error.metadata };
+
+for (const compat03 of [true, false]) {
+  describe(`gRPC service parameters negotiate exactly as HTTP (R20), 0.3 compat ${compat03 ? 'on' : 'off'}`, () => {
+    let server: TestServer;
+    let bindings: TestBinding[];
+    before(async () => {
+      server = await startServer({ handler: { compat03 } });
+      const grpc = await grpcListener(server, { compat03 });
+      bindings = [jsonRpcBinding(server.jsonRpcUrl), restBinding(server.restUrl), grpcBinding(grpc.address)];
+    });
+    after(() => server.close());
+
+    for (const row of ROWS) {
+      test(`R20 ${row.name}: the same message and ErrorInfo on JSON-RPC, HTTP+JSON and gRPC`, async () => {
+        const headers = { 'A2A-Version': row.version };
+        const [jsonRpc, rest, grpc] = await Promise.all(bindings.map((b) => b.call('listTasks', { pageSize: 1 }, { headers })));
+        if (row.refused === undefined) {
+          assert.equal(ok(grpc as CallResult).pageSize, 1);
+        } else {
+          // The listener's versions: 0.3 among them when its 0.3 service is served, as over HTTP.
+          const e = expectError(grpc as CallResult, 'VERSION_NOT_SUPPORTED', { metadata: { requestedVersion: row.refused, supportedVersions: compat03 ? '1.0,0.3' : '1.0' } });
+          assert.equal(e.grpcStatus, 'FAILED_PRECONDITION');
+        }
+        assert.deepEqual(comparable(grpc as CallResult), comparable(jsonRpc as CallResult), 'gRPC and JSON-RPC agree');
+        assert.deepEqual(comparable(grpc as CallResult), comparable(rest as CallResult), 'gRPC and REST agree');
+        const streamed = await (bindings[2] as TestBinding).stream('sendStreamingMessage', { message: { messageId: `m-${row.name}`, role: 'ROLE_USER', parts: [{ text: 'msg v' }] } }, { headers });
+        assert.equal(streamed.ok, row.refused === undefined, 'streams are negotiated the same way');
+      });
+    }
+  });
+}
+
+describe('gRPC service parameters: repeated metadata', () => {
   let server: TestServer;
-  let bindings: TestBinding[];
   before(async () => {
     server = await startServer();
-    const grpc = await grpcListener(server);
-    bindings = [jsonRpcBinding(server.jsonRpcUrl), restBinding(server.restUrl), grpcBinding(grpc.address)];
   });
   after(() => server.close());
-
-  // With A2A 0.3 compat on (issue 9), JSON-RPC and HTTP+JSON also serve 0.3 (gRPC does not, yet):
-  // their refusals list `1.0,0.3` and may say the request's 1.0 shape needs A2A-Version: 1.0.
-  // The outcome, the reason and the requested version must still agree on all three.
-  const comparable = (res: CallResult) =>
-    res.ok
-      ? { ok: true, version: res.headers.get('a2a-version') }
-      : { ok: false, reason: res.error.reason, requestedVersion: res.error.metadata.requestedVersion };
-
-  for (const row of ROWS) {
-    test(row.name, async () => {
-      const headers = { 'A2A-Version': row.version };
-      const [jsonRpc, rest, grpc] = await Promise.all(bindings.map((b) => b.call('listTasks', { pageSize: 1 }, { headers })));
-      if (row.refused === undefined) {
-        assert.equal(ok(grpc as CallResult).pageSize, 1);
-      } else {
-        const e = expectError(grpc as CallResult, 'VERSION_NOT_SUPPORTED', { metadata: { requestedVersion: row.refused, supportedVersions: '1.0' } });
-        assert.equal(e.grpcStatus, 'FAILED_PRECONDITION');
-      }
-      for (const http of [jsonRpc, rest] as CallResult[]) {
-        if (!http.ok) assert.equal(http.error.metadata.supportedVersions, '1.0,0.3');
-      }
-      assert.deepEqual(comparable(grpc as CallResult), comparable(jsonRpc as CallResult), 'gRPC and JSON-RPC agree');
-      assert.deepEqual(comparable(grpc as CallResult), comparable(rest as CallResult), 'gRPC and REST agree');
-      const streamed = await (bindings[2] as TestBinding).stream('sendStreamingMessage', { message: { messageId: `m-${row.name}`, role: 'ROLE_USER', parts: [{ text: 'msg v' }] } }, { headers });
-      assert.equal(streamed.ok, row.refused === undefined, 'streams are negotiated the same way');
-    });
-  }
 
   test('SVC-03 repeated metadata entries are joined like repeated HTTP headers; B4 the negotiated version is echoed', async () => {
     const grpc = await grpcListener(server);

@@ -2,8 +2,9 @@
  * R20: version negotiation, one table run over every binding (VER-01..06, B1..B5).
  * The operations called here are 1.0 ones (1.0 method names / paths / service), so an absent
  * A2A-Version (= 0.3, VER-05) is refused on every binding: where 0.3 is not served, because
- * of the version; where 0.3 compat serves it (issue 9, JSON-RPC and HTTP+JSON), because a 1.0 request must
- * say A2A-Version: 1.0 (strict, docs/compat.md) — the refusal then lists 0.3 as supported.
+ * of the version; where 0.3 compat serves it (issue 9, on by default: JSON-RPC, HTTP+JSON and the
+ * gRPC listener's 0.3 service), because a 1.0 request must say A2A-Version: 1.0 (strict,
+ * docs/compat.md) — the refusal then lists 0.3 as supported, on every binding alike.
  * 0.3 requests themselves are tested in test/compat/server*.test.ts.
  */
 import assert from 'node:assert/strict';
@@ -12,8 +13,8 @@ import { BINDINGS, type CallOptions, type Json, type TestBinding } from '../supp
 import { startServer, type TestServer } from '../support/server.js';
 import { expectError, ok, send } from '../support/assertions.js';
 
-/** The versions each binding reports as served (0.3 compat is on by default where it exists). */
-const SUPPORTED: Record<string, string> = { JSONRPC: '1.0,0.3', 'HTTP+JSON': '1.0,0.3', GRPC: '1.0' };
+/** The versions each binding reports as served (0.3 compat is on by default). */
+const SUPPORTED: Record<string, string> = { JSONRPC: '1.0,0.3', 'HTTP+JSON': '1.0,0.3', GRPC: '1.0,0.3' };
 
 interface Row {
   name: string;

@@ -10,7 +10,9 @@ import { fromNodeCertificate } from '../../auth/nodeCertificate.js';
 import type { AbuseLimits } from '../../server/abuseLimits.js';
 import type { CallObservation, CallObserver } from '../../server/callObserver.js';
 import { authenticateCall } from '../authenticateCall.js';
-import { negotiateVersion, parseLastEventId, requestedExtensions } from '../../protocol/serviceParams.js';
+import { parseLastEventId, requestedExtensions } from '../../protocol/serviceParams.js';
+import type { Dialect } from '../../compat/detect.js';
+import type { ServedVersions } from '../servedVersions.js';
 import type { CallContext } from '../../server/requestHandler.js';
 import { LAST_EVENT_ID_KEY } from './codec.js';
 import type { TrustedProxies } from '../../net/trustedProxies.js';
@@ -54,7 +56,10 @@ function peerCertificate(call: AuthCall): PeerCertificate | undefined {
 
 /** What a call context needs of its service: the versions it negotiates, the proxies it trusts. */
 export interface ContextEnv {
-  supported: readonly string[];
+  /** The listener's versions (0.3 among them when its 0.3 service is served), as over HTTP. */
+  versions: ServedVersions;
+  /** The shape of the service's requests: `lf.a2a.v1` 1.0, `a2a.v1` 0.3. */
+  dialect: Dialect;
   proxies: TrustedProxies | undefined;
 }
 
@@ -89,7 +94,8 @@ export class GrpcCallContext implements CallContext {
     private readonly call: ContextCall,
   ) {
     const metadata = call.metadata;
-    this.protocolVersion = negotiateVersion(metadataValue(metadata, 'a2a-version'), undefined, env.supported);
+    // The service says the request's shape, as a REST path or a JSON-RPC method name does (R20).
+    this.protocolVersion = env.versions.negotiate({ header: metadataValue(metadata, 'a2a-version') ?? null, structure: env.dialect }, true);
     this.requestedExtensions = requestedExtensions(this.protocolVersion, (name) => metadataValue(metadata, name));
     this.lastEventId = parseLastEventId(metadataValue(metadata, LAST_EVENT_ID_KEY));
   }

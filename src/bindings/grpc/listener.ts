@@ -83,7 +83,7 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
     ...options.serverOptions,
   });
   const compat03 = options.compat03 !== false;
-  const services = [createGrpcService(source, options), ...(compat03 ? [createGrpc03Service(source, options)] : [])];
+  const services = [createGrpcService(source, { ...options, compat03 }), ...(compat03 ? [createGrpc03Service(source, options)] : [])];
   if (options.health) {
     const names = [GRPC_SERVICE_NAME, ...(compat03 ? [GRPC03_SERVICE_NAME] : [])];
     // Probes are not charged to the peer address's request rate, as over HTTP (healthService.ts).

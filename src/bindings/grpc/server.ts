@@ -22,6 +22,8 @@ import type { A2ARequestHandler, CallContext } from '../../server/requestHandler
 import { GRPC_METHODS, jsonToBinary, requestToJson, type GrpcMethod } from './codec.js';
 import { GrpcCallContext, authenticate, type ContextEnv } from './callContext.js';
 import { TrustedProxies } from '../../net/trustedProxies.js';
+import type { Dialect } from '../../compat/detect.js';
+import { ServedVersions } from '../servedVersions.js';
 import { StreamCall, type GrpcRpcStream } from './streamCall.js';
 import { deadlinePassed } from './deadline.js';
 import { toGrpcError, type GrpcErrorStatus, type GrpcStatusOverrides } from './errors.js';
@@ -30,6 +32,13 @@ import { isServerFault, logError, type ErrorContext, type ErrorHook } from '../.
 export interface GrpcServiceOptions {
   /** Protocol versions served (default ["1.0"]). */
   supportedVersions?: readonly string[];
+  /**
+   * The same port also serves A2A 0.3 (createGrpc03Service): versions are negotiated as
+   * createA2AHandler's `compat03` negotiates them over HTTP, so a refusal lists 0.3 too and a
+   * 0.3 (or absent) version on the 1.0 service is told to send 1.0. Default false here;
+   * serveGrpc sets it (its `compat03`, default true); the 0.3 service always has it.
+   */
+  compat03?: boolean;
   /**
    * Called with internal failures (an event that cannot be encoded, say) and the rpc's operation
    * (never request secrets). Default: logError (console.error, with the stack).
@@ -84,7 +93,7 @@ export function resolver(source: HandlerSource): () => A2ARequestHandler {
 
 /** The service definition (paths, identity serializers) and its implementation over the handler. */
 export function createGrpcService(source: HandlerSource, options: GrpcServiceOptions = {}): GrpcService {
-  return createServiceOver(source, { rpcs: V10_RPCS, supportedVersions: options.supportedVersions ?? [PROTOCOL_VERSION] }, options);
+  return createServiceOver(source, { rpcs: V10_RPCS, dialect: '1.0' }, options);
 }
 
 /** One rpc served over the request handler: its wire identity and how a call runs. */
@@ -111,10 +120,10 @@ export interface GrpcRpcCall {
 
 export type { GrpcRpcStream };
 
-/** What a service over the handler serves: its rpcs, the versions it negotiates, and optional status codes per error reason. */
+/** What a service over the handler serves: its rpcs, their shape (the version they speak), and optional status codes per error reason. */
 export interface GrpcServiceSpec {
   rpcs: readonly GrpcRpc[];
-  supportedVersions: readonly string[];
+  dialect: Dialect;
   statusCodes?: GrpcStatusOverrides;
 }
 
@@ -149,7 +158,9 @@ export function createServiceOver(source: HandlerSource, spec: GrpcServiceSpec, 
   };
   const env: CallEnv = {
     handler,
-    supported: spec.supportedVersions,
+    // A 0.3 service is there only beside 0.3 compat.
+    versions: new ServedVersions(options.supportedVersions ?? [PROTOCOL_VERSION], spec.dialect === '0.3' || options.compat03 === true),
+    dialect: spec.dialect,
     proxies: options.trustProxy?.length ? new TrustedProxies(options.trustProxy) : undefined,
     report,
     streams: new Set(),

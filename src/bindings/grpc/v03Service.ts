@@ -7,7 +7,8 @@
  * operation is implemented twice. Service parameters, authentication, errors (google.rpc.Status
  * with ErrorInfo) and streams are the 1.0 service's (createServiceOver); what differs:
  *
- *  - the version: no `a2a-version` (or `0.3`) is served; a 1.x version is VersionNotSupported;
+ *  - the version: no `a2a-version` (or `0.3`) is served; a 1.x version is VersionNotSupported
+ *    (the request has the 0.3 shape), listing the listener's versions as over HTTP;
  *  - status codes of PushNotificationNotSupported and UnsupportedOperation are UNIMPLEMENTED, as
  *    the 0.3 JS SDK's gRPC server sends them and its client reads them (ErrorInfo is the same);
  *  - TaskSubscription to a task in a terminal state answers that task and completes (0.3 proto
@@ -67,7 +68,7 @@ export function createGrpc03Service(source: HandlerSource, options: Grpc03Servic
   const derived = new V03CardForms(GRPC03_CARD_FORMS);
   const given = options.v03Cards;
   const forms = typeof given === 'function' ? () => given() ?? derived : () => given ?? derived;
-  return createServiceOver(source, { rpcs: GRPC03_METHODS.map((method) => rpcOf(method, forms)), supportedVersions: ['0.3'], statusCodes: V03_STATUS_CODES }, options);
+  return createServiceOver(source, { rpcs: GRPC03_METHODS.map((method) => rpcOf(method, forms)), dialect: '0.3', statusCodes: V03_STATUS_CODES }, options);
 }
 
 function rpcOf(method: Grpc03Method, forms: () => V03CardForms): GrpcRpc {
