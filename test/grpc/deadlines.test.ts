@@ -13,32 +13,45 @@ import { Client, Metadata, credentials, type ServerWritableStream } from '@grpc/
 import { createGrpcClient } from '../../src/bindings/grpc/client.js';
 import { StreamCall } from '../../src/bindings/grpc/streamCall.js';
 import { SubscribeToTaskRequestSchema } from '../../src/gen/a2a_pb.js';
+import { ServerHealth } from '../../src/server/serverHealth.js';
 import type { StreamItem } from '../../src/server/taskStream.js';
 import { eventually, sleep, uid } from '../support/assertions.js';
 import { startGrpcServer } from './support.js';
+
+const identity = (b: Buffer): Buffer => b;
+
+/**
+ * 300 calls of the server-streaming `path`, 3 at a time, each with a deadline 0–9 ms away: some
+ * run out before the request's half-close reaches the server. Resolves when all have ended.
+ */
+async function raceDeadlines(address: string, path: string, call: { body: Buffer; metadata: Metadata }): Promise<void> {
+  const client = new Client(address, credentials.createInsecure());
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const deadline = Date.now() + Math.floor(Math.random() * 10);
+      const stream = client.makeServerStreamRequest(path, identity, identity, call.body, call.metadata, { deadline });
+      stream.on('data', () => undefined);
+      stream.on('error', () => undefined);
+      stream.on('status', () => resolve());
+    });
+  try {
+    for (let i = 0; i < 300; i += 3) await Promise.all([one(), one(), one()]);
+  } finally {
+    client.close();
+  }
+}
 
 describe('gRPC deadlines that run out around the handler start (R8, R25)', () => {
   test('R8 R25 streams whose deadline passes before the handler starts free their subscription and the caller’s stream slots', async () => {
     const server = await startGrpcServer({ demo: { slowMs: 600_000 }, handler: { abuseLimits: { maxStreamsPerCaller: 3 } } });
     const client = createGrpcClient(server.address);
-    const raw = new Client(server.address, credentials.createInsecure());
     try {
       const sent = await client.sendMessage({ message: { messageId: uid('m'), role: 'ROLE_USER', parts: [{ text: 'slow' }] }, configuration: { returnImmediately: true } });
       assert.ok('task' in sent);
       const body = Buffer.from(toBinary(SubscribeToTaskRequestSchema, fromJson(SubscribeToTaskRequestSchema, { id: sent.task.id })));
       const metadata = new Metadata();
       metadata.set('a2a-version', '1.0');
-      const identity = (b: Buffer): Buffer => b;
-      // Deadlines of 0–9 ms: some run out before the request's half-close reaches the server.
-      const subscribe = () =>
-        new Promise<void>((resolve) => {
-          const deadline = Date.now() + Math.floor(Math.random() * 10);
-          const call = raw.makeServerStreamRequest('/lf.a2a.v1.A2AService/SubscribeToTask', identity, identity, body, metadata, { deadline });
-          call.on('data', () => undefined);
-          call.on('error', () => undefined);
-          call.on('status', () => resolve());
-        });
-      for (let i = 0; i < 300; i += 3) await Promise.all([subscribe(), subscribe(), subscribe()]);
+      await raceDeadlines(server.address, '/lf.a2a.v1.A2AService/SubscribeToTask', { body, metadata });
       await eventually(async () => (server.bus.size === 0 && server.running.openStreams === 0 ? true : undefined), 'every subscription to be freed', 2000);
       // The caller's three stream slots are free again: a new stream opens.
       for await (const event of client.subscribeToTask({ id: sent.task.id })) {
@@ -46,8 +59,29 @@ describe('gRPC deadlines that run out around the handler start (R8, R25)', () =>
         break;
       }
     } finally {
-      raw.close();
       client.close();
+      await server.close();
+    }
+  });
+
+  test('health Watch streams whose deadline passes before the handler starts give their slot back', async () => {
+    const server = await startGrpcServer({ grpc: { health: new ServerHealth(), healthWatches: { perConnection: 3, total: 3 } } });
+    try {
+      await raceDeadlines(server.address, '/grpc.health.v1.Health/Watch', { body: Buffer.alloc(0), metadata: new Metadata() });
+      await eventually(async () => (server.running.openStreams === 0 ? true : undefined), 'every Watch to be freed', 2000);
+      // A new Watch gets a slot and its first status (SERVING: field 1 = 1).
+      const client = new Client(server.address, credentials.createInsecure());
+      try {
+        const first = await new Promise<Buffer>((resolve, reject) => {
+          const call = client.makeServerStreamRequest('/grpc.health.v1.Health/Watch', identity, identity, Buffer.alloc(0), new Metadata(), {});
+          call.on('data', (message: Buffer) => (resolve(message), call.cancel()));
+          call.on('error', (error: Error) => reject(error));
+        });
+        assert.deepEqual([...first], [0x08, 1]);
+      } finally {
+        client.close();
+      }
+    } finally {
       await server.close();
     }
   });

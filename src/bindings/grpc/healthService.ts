@@ -20,6 +20,7 @@ import type { Readiness, ServerHealth } from '../../server/serverHealth.js';
 import type { GrpcService } from './server.js';
 import { toGrpcError } from './errors.js';
 import { healthWatchSlots, type HealthWatchLimits } from './healthWatchSlots.js';
+import { deadlinePassed } from './deadline.js';
 
 export const HEALTH_SERVICE_NAME = 'grpc.health.v1.Health';
 
@@ -59,7 +60,8 @@ export function createHealthService(health: ServerHealth, options: HealthService
     void health.readiness().then((readiness) => callback(null, response(statusOf(readiness))));
   };
   const watch = (call: ServerWritableStream<Bytes, Bytes>): void => {
-    if (call.cancelled) return;
+    // A call whose deadline passed before it got here will never report 'cancelled' (deadline.ts): its slot would never come back.
+    if (call.cancelled || deadlinePassed(call)) return;
     const service = requestedService(call.request);
     if (service === undefined) {
       call.destroy(Object.assign(new Error('Malformed HealthCheckRequest'), { code: grpcStatus.INVALID_ARGUMENT }));
