@@ -5,6 +5,7 @@
  * <the key>`, an extra argument, a malformed `-H "Authorization Bearer …"`).
  */
 import { isSecretName } from '../net/secretParams.js';
+import { splitHeaderItem } from './headerItem.js';
 
 /** Options whose value is a credential: the client's `--api-key`, push/webhook tokens, secrets and credentials. */
 const CREDENTIAL_OPTIONS = new Set(['api-key', 'token', 'secret', 'webhook-secret', 'auth', 'auth-credentials']);
@@ -44,10 +45,9 @@ function optionTokens(args: readonly string[]): OptionToken[] {
  * (`Authorization Bearer …`, which the usage error would quote).
  */
 function headerSecret(item: string): string | undefined {
-  const match = /^\s*([^=:\s]+)\s*[=:]\s?(.*)$/.exec(item);
-  if (!match) return isSecretName(item) ? item : undefined;
-  const [, name = '', value = ''] = match;
-  return isSecretName(name) ? value : undefined;
+  const split = splitHeaderItem(item);
+  if (!split) return isSecretName(item) ? item : undefined;
+  return isSecretName(split.name) ? split.value : undefined;
 }
 
 /** `value`, and its credentials alone when it is "SCHEME CREDENTIALS" (`Bearer abc123`). */

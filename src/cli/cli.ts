@@ -3,6 +3,7 @@
  * (stdout/stderr, colours, --json), connecting with the client SDK (bindings, headers,
  * credentials, timeout, --verbose), and reporting failures with their exit codes.
  */
+import { splitHeaderItem } from './headerItem.js';
 import { basename } from 'node:path';
 import { apiKey, bearerToken } from '../client/auth.js';
 import { createClient, fetchCard, type A2AClient, type CallOptions, type ClientOptions } from '../client/client.js';
@@ -215,9 +216,9 @@ export function httpUrl(value: string, name: string, credentialsHint = ''): stri
 export function headersOf(list: string[] | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const item of list ?? []) {
-    const match = /^\s*([^=:\s]+)\s*[=:]\s?(.*)$/.exec(item);
-    if (!match) throw new UsageError(`--header must be NAME=VALUE, got "${item}"`);
-    const [, name = '', value = ''] = match;
+    const split = splitHeaderItem(item);
+    if (!split) throw new UsageError(`--header must be NAME=VALUE, got "${item}"`);
+    const { name, value } = split;
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`--header: "${name}" is not a valid header name`);
     headers[name.toLowerCase()] = value;
   }

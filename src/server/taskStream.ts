@@ -284,7 +284,7 @@ class TaskStream extends PushStream<StreamItem> {
 
   /** Ends the stream after a terminal or interrupted `state` delivered at `seq` (STREAM-04). */
   private endAfter(state: TaskState, seq: number): void {
-    if (this.authWait.open) this.authWait.stop();
+    this.authWait.stop();
     if (!isFinalForNow(state)) return;
     if (isTerminalState(state)) this.end();
     else if (!this.options.runBegun) this.interrupted(state);
@@ -374,7 +374,7 @@ class TaskStream extends PushStream<StreamItem> {
   }
 
   private release(): void {
-    if (this.authWait.open) this.authWait.stop();
+    this.authWait.stop();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.clearPending();
