@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rawRpc } from '../support/jsonrpc.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/commonjsScope/', import.meta.url));
 
@@ -22,16 +23,9 @@ export function writeCommonJsScopeProject(dir: string, links: Record<string, str
 export async function assertCommonJsScopeAgent(card: string, jsonrpc: string, tenant?: string): Promise<void> {
   const served = (await (await fetch(card)).json()) as { name: string; description: string };
   assert.deepEqual([served.name, served.description], ['fixture commonjs-scope agent', 'format.cts loaded as CommonJS']);
-  const res = await fetch(jsonrpc, {
-    method: 'POST',
-    headers: { 'a2a-version': '1.0', 'content-type': 'application/json' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'SendMessage',
-      params: { ...(tenant ? { tenant } : {}), message: { messageId: `commonjs-scope-${process.pid}`, role: 'ROLE_USER', parts: [{ text: 'Ada' }] } },
-    }),
-  });
-  const answer = (await res.json()) as { result?: { message?: { parts: { text?: string }[] } }; error?: unknown };
+  const params = { ...(tenant ? { tenant } : {}), message: { messageId: `commonjs-scope-${process.pid}`, role: 'ROLE_USER', parts: [{ text: 'Ada' }] } };
+  const answer = (await rawRpc(jsonrpc, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params }))).json as {
+    result?: { message?: { parts: { text?: string }[] } };
+  };
   assert.equal(answer.result?.message?.parts[0]?.text, 'Hello, Ada!', JSON.stringify(answer));
 }
