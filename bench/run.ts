@@ -3,7 +3,7 @@
  * each in its own child process, loaded from this process (autocannon). Servers are measured in
  * alternating order (bench/sampling.ts: ours first on odd rows, last on even rows).
  *
- *   npx tsx bench/run.ts [--duration 5] [--quick] [--connections 64] [--rows 1,2,5] [--retries 2] [--cpu-prof]
+ *   npx tsx bench/run.ts [--duration 5] [--quick] [--connections 64] [--rows 1,2,5] [--retries 2] [--passes 1] [--cpu-prof]
  *
  * Rows 1-5: HTTP (ours / sdk / ceiling), 6-7: gRPC (ours / sdk / bare grpc-js), 8-10: our server
  * and the SDK's server on SQLite / PostgreSQL stores (see extraRows.ts).
@@ -18,6 +18,7 @@ import type { Canned, CeilingConfig, Ready } from './servers/ipc.js';
 import { EXTRA_ROWS } from './extraRows.js';
 import { writeResults } from './report.js';
 import { keptAttempt, measureOrder } from './sampling.js';
+import { formatSpread, summarizePasses } from './passes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
@@ -29,6 +30,7 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'boolean', default: false },
     retries: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '1' },
+    passes: { type: 'string', default: '1' },
   },
 });
 const DURATION = args.quick ? 2 : Number(args.duration);
@@ -40,6 +42,8 @@ const SETTLE_MS = 750;
 /** Share of a core used by unrelated processes above which a measurement is flagged. */
 const NOISY = 0.15;
 const RETRIES = Number(args.retries);
+const PASSES = Number(args.passes);
+if (!Number.isInteger(PASSES) || PASSES < 1) throw new Error(`--passes must be a whole number of at least 1, not ${args.passes}`);
 
 export type Name = 'ours' | 'sdk' | 'ceiling';
 export interface Target {
@@ -373,6 +377,15 @@ export const fmt = (n: number | undefined, digits = 0): string => (n === undefin
 /** A ratio as `2.35x`, or `-` when there is none. */
 const times = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? '-' : `${fmt(n, 2)}x`);
 
+/** The ratios of every row across passes: median (min–max). */
+function passesTable(summary: ReturnType<typeof summarizePasses>): string {
+  const head = ['#', 'row', 'passes', 'ours/SDK', '(per core)', 'ours/ceiling', '(per core)'];
+  const lines = summary.map((s) => [String(s.index), s.title, String(s.passes), formatSpread(s.oursOverSdk), formatSpread(s.oursOverSdkPerCore), formatSpread(s.oursOverCeiling, ''), formatSpread(s.oursOverCeilingPerCore, '')]);
+  const widths = head.map((_, c) => Math.max(...[head, ...lines].map((l) => (l[c] ?? '').length)));
+  const render = (l: string[]) => l.map((cell, c) => (c >= 2 ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0))).join('  ');
+  return [`Across ${summary[0]?.passes ?? 0} passes: median (min–max) of each ratio`, render(head), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(render)].join('\n');
+}
+
 function table(rows: RowResult[]): string {
   const notes = rows.some((r) => r.note);
   const head = ['#', 'row', 'server', 'rate', 'p50 ms', 'p99 ms', 'srv cpu', 'rate/core', 'non-2xx', 'errors', 'ours/SDK', '(per core)', 'ours/ceiling', '(per core)', ...(notes ? ['note'] : [])];
@@ -514,12 +527,11 @@ export interface BenchContext {
   duration: number;
 }
 
-async function main(): Promise<void> {
-  const wanted = args.rows ? args.rows.split(',').map(Number) : undefined;
-  const selected = ROWS.filter((_, i) => !wanted || wanted.includes(i + 1));
-  const extras = EXTRA_ROWS.filter((_, i) => !wanted || wanted.includes(ROWS.length + i + 1));
+const oursAvailable = existsSync(`${root}src/node/serve.ts`) && existsSync(`${root}src/server/createA2AHandler.ts`);
+
+/** One pass over the selected rows, each on fresh servers; its results in row order. */
+async function pass(selected: Row[], extras: typeof EXTRA_ROWS): Promise<RowResult[]> {
   const report: RowResult[] = [];
-  const oursAvailable = existsSync(`${root}src/node/serve.ts`) && existsSync(`${root}src/server/createA2AHandler.ts`);
   if (selected.length > 0) await httpRows(selected, oursAvailable, report);
 
   const ctx: BenchContext = {
@@ -555,17 +567,32 @@ async function main(): Promise<void> {
     const result = await row.run(ctx, index);
     if (result) report.push(result);
   }
-  report.sort((a, b) => a.index - b.index);
+  return report.sort((a, b) => a.index - b.index);
+}
 
-  console.log(`\nA2A server benchmark — node ${process.version}, ${os.cpus().length} CPUs, ${CONNECTIONS} connections, ${DURATION}s per row after ${WARMUP}s warm-up`);
-  console.log(table(report));
+async function main(): Promise<void> {
+  const wanted = args.rows ? args.rows.split(',').map(Number) : undefined;
+  const selected = ROWS.filter((_, i) => !wanted || wanted.includes(i + 1));
+  const extras = EXTRA_ROWS.filter((_, i) => !wanted || wanted.includes(ROWS.length + i + 1));
+  const passes: RowResult[][] = [];
+  const heading = `A2A server benchmark — node ${process.version}, ${os.cpus().length} CPUs, ${CONNECTIONS} connections, ${DURATION}s per row after ${WARMUP}s warm-up`;
+  for (let n = 1; n <= PASSES; n++) {
+    if (PASSES > 1) console.error(`\n== pass ${n} of ${PASSES}`);
+    const report = await pass(selected, extras);
+    passes.push(report);
+    console.log(`\n${heading}${PASSES > 1 ? `, pass ${n} of ${PASSES}` : ''}`);
+    console.log(table(report));
+  }
+  const summary = PASSES > 1 ? summarizePasses(passes) : undefined;
+  if (summary) console.log(`\n${passesTable(summary)}`);
   writeResults(root, 'latest.json', {
     durationSeconds: DURATION,
     warmupSeconds: WARMUP,
     connections: CONNECTIONS,
     sseStreams: STREAMS,
     oursAvailable,
-    rows: report,
+    rows: passes[passes.length - 1],
+    ...(summary ? { passes, summary } : {}),
     failures,
     noisy: [...noisy],
   });
