@@ -58,3 +58,7 @@ const numbered = (group: string, i: number): string => `00000000-0000-4000-${gro
 export const prefillId = (i: number): string => numbered('8000', i);
 /** Its context id (UUID-shaped too: the SDK's context_id column is varchar(36)). */
 export const prefillContextId = (i: number): string => numbered('9000', i);
+
+/** The servers of bench/grpcLayers.ts, one gRPC layer more each (servers/grpcLayers.ts). */
+export const GRPC_LAYERS = ['bare', 'decode', 'binding', 'full'] as const;
+export type GrpcLayer = (typeof GRPC_LAYERS)[number];
