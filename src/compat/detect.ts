@@ -131,8 +131,10 @@ export function detectVersion(signals: VersionSignals, options: DetectOptions): 
     });
   }
   if (signals.structure !== undefined && signals.structure !== detected.dialect) {
-    const hint = signals.structure === '1.0' ? 'send A2A-Version: 1.0' : 'send no A2A-Version (or 0.3)';
-    throw unsupported(`This request has the A2A ${signals.structure} shape but asks for version ${detected.version}; ${hint}`, {
+    // The parameter is the A2A-Version header over HTTP and `a2a-version` metadata over gRPC (SVC-02).
+    const hint = signals.structure === '1.0' ? 'send A2A-Version: 1.0 (gRPC: metadata a2a-version: 1.0)' : 'send no A2A-Version (or 0.3)';
+    const asked = detected.source === 'default' ? 'sends no A2A-Version, which means 0.3' : `asks for version ${detected.version}`;
+    throw unsupported(`This request has the A2A ${signals.structure} shape but ${asked}; ${hint}`, {
       requestedVersion: detected.version,
       supportedVersions,
       requestShape: signals.structure,

@@ -192,5 +192,7 @@ describe('a generic gRPC client built only from proto/a2a.proto', () => {
     const version = await failure(unary('ListTasks', {}, md(null)));
     assert.equal(version.code, grpcStatus.FAILED_PRECONDITION);
     assert.deepEqual(version.errorInfo, { reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org', metadata: { requestedVersion: '0.3', supportedVersions: '1.0,0.3', requestShape: '1.0' } });
+    // SVC-05: a caller that sent no version is told so, and where the parameter goes over gRPC.
+    assert.equal(version.message, 'This request has the A2A 1.0 shape but sends no A2A-Version, which means 0.3; send A2A-Version: 1.0 (gRPC: metadata a2a-version: 1.0)');
   });
 });
