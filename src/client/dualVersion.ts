@@ -1,7 +1,7 @@
 /**
- * The built-in transports speak A2A 1.0 and 0.3 (issue 9). `withV03` makes one factory of a
- * binding's 1.0 transport and its 0.3 transport, which is loaded on first use (a dynamic
- * import: bundlers that split keep the compat layer out of the initial chunk):
+ * The built-in transports speak A2A 1.0 and 0.3 (issue 9), and so does grpc03Transport. `withV03`
+ * makes one factory of a binding's 1.0 transport and its 0.3 transport, which is loaded on first
+ * use (a dynamic import: bundlers that split keep the compat layer out of the initial chunk):
  *
  * - a 0.3 interface (`protocolVersion: '0.3'`, from a 0.3 card or a 1.0 card listing one) gets
  *   the 0.3 transport; selectInterface prefers a 1.0 interface whenever the card has one;
@@ -82,12 +82,15 @@ class FallbackTransport implements Transport {
   }
 }
 
-/** One factory for a binding at 1.0 (`create`) and 0.3 (`load`, on first use). */
-export function withV03(spec: {
-  binding: string;
+/**
+ * One factory for a binding at 1.0 (`create`) and 0.3 (`load`, on first use): JSON-RPC and
+ * HTTP+JSON here, gRPC in grpc03Transport (src/bindings/grpc/v03Client.ts).
+ */
+export function withV03<B extends string>(spec: {
+  binding: B;
   create: (agentInterface: AgentInterface, context: TransportContext) => Transport;
   load: V03TransportLoader;
-}): TransportFactory {
+}): TransportFactory & { readonly binding: B } {
   const { binding, create, load } = spec;
   return {
     binding,

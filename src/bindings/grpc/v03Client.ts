@@ -6,6 +6,10 @@
  * responses go back the same way (`resultToV10`, `streamEventToV10`; a stream ends after the
  * event 0.3 marks `final`). No a2a-version metadata is sent (absent means 0.3, VER-05).
  *
+ * grpc03Transport pairs it with the 1.0 transport through `withV03` (src/client/dualVersion.ts),
+ * as the JSON-RPC and HTTP+JSON transports are paired: a 1.0 call answered VersionNotSupported
+ * is repeated over 0.3 when the error or the card names 0.3.
+ *
  * Errors: a server that sends ErrorInfo (a2a-kit) gives the typed A2AError it names (ERR-08);
  * without it (the 0.3 JS SDK's gRPC server sends only a status code) the status is read per
  * method as the 0.3 SDK client reads it (FAILED_PRECONDITION on cancel → TaskNotCancelable,
@@ -15,11 +19,11 @@ import type { Client, ServiceError } from '@grpc/grpc-js';
 import { streamEventFromProto03 } from '../../compat/protoJson03.js';
 import type { V03UnaryMethod } from '../../compat/results.js';
 import type { V03Method } from '../../compat/v03Types.js';
+import { withV03 } from '../../client/dualVersion.js';
 import type { StreamItem, Transport, TransportCall, TransportFactory } from '../../client/transport.js';
 import { translated, v03CallOf, v03Event, v03Result } from '../../client/v03Translate.js';
 import { errorFromDetails } from '../../protocol/errorTable.js';
 import type { A2AErrorReason } from '../../protocol/errors.js';
-import { parseVersion } from '../../protocol/serviceParams.js';
 import type { OperationResponses, StreamingOperationName, UnaryOperationName } from '../../protocol/types.js';
 import {
   channelPool,
@@ -110,19 +114,19 @@ export interface Grpc03TransportFactory extends TransportFactory {
 /**
  * The gRPC TransportFactory at A2A 1.0 and 0.3: `createClient(url, { transports:
  * [grpc03Transport()] })`. A 0.3 GRPC interface gets the 0.3 transport; a 1.0 one the 1.0
- * transport (grpcTransport), which the client prefers when the card lists both. It replaces
- * grpcTransport (one factory per binding).
+ * transport (grpcTransport), which the client prefers when the card lists both, and which falls
+ * back to 0.3 after VersionNotSupported as the built-in JSON-RPC and HTTP+JSON transports do
+ * (`withV03`, src/client/dualVersion.ts). It replaces grpcTransport (one factory per binding).
  */
 export function grpc03Transport(options: GrpcTransportOptions = {}): Grpc03TransportFactory {
   const v10 = grpcTransport(options);
   const channels = channelPool(options);
   return {
-    binding: 'GRPC',
-    versions: ['1.0', '0.3'],
-    create(agentInterface, context) {
-      if (parseVersion(String(agentInterface.protocolVersion ?? '')) !== '0.3') return v10.create(agentInterface, context);
-      return new Grpc03Transport(channels.get(agentInterface.url));
-    },
+    ...withV03({
+      binding: 'GRPC',
+      create: (agentInterface, context) => v10.create(agentInterface, context),
+      load: async () => (url) => new Grpc03Transport(channels.get(url)),
+    }),
     close() {
       v10.close();
       channels.close();
