@@ -26,6 +26,7 @@ import type { A2AMetrics } from '../observability/a2aMetrics.js';
 import { ServerHealth, type ServerHealthOptions } from '../server/serverHealth.js';
 import { healthRoutes, type HealthRouteOptions } from '../server/http/healthRoutes.js';
 import { setTimeout as delay } from 'node:timers/promises';
+import { PROTOCOL_VERSION } from '../protocol/serviceParams.js';
 import { transportRefusal } from '../bindings/transportRefusal.js';
 
 /** What serveAgent and serveTenants share. */
@@ -51,7 +52,8 @@ export interface ServeAgentBaseOptions extends ServeOptions {
    * same request handler, with `tls` when given. The card's GRPC interface is `host:port`
    * (GRPC-06): `publicAddress`, else the host of `publicUrl` (or localhost on 127.0.0.1, [::1] on ::1) and
    * the bound port. `healthWatches` caps the health Watch streams (default 100 per connection,
-   * 1,000 in all).
+   * 1,000 in all). Versions are negotiated as over HTTP: `handler.supportedVersions` and
+   * `handler.compat03` apply to gRPC too.
    */
   grpc?: { port: number; host?: string; publicAddress?: string; maxMessageBytes?: number; healthWatches?: HealthWatchLimits };
   /**
@@ -210,6 +212,8 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   let grpc: RunningGrpcServer | undefined;
   // A2A 0.3 clients are served on every binding unless `handler.compat03` is false (--no-compat).
   const compat03 = options.handler?.compat03 !== false;
+  // The versions every binding negotiates (R20): the handler's, given to the gRPC listener too.
+  const supportedVersions = options.handler?.supportedVersions ?? [PROTOCOL_VERSION];
   let v03CardBindings: readonly string[] | undefined;
   let grpcCardForms: V03CardFormOptions | undefined;
   // The 0.3 gRPC GetAgentCard's signed cards, made with the others below.
@@ -227,6 +231,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
         // The HTTP listener drains the shared handler on close.
         drainOnClose: false,
         compat03,
+        supportedVersions,
         // The card's security is enforced by the same authenticator as over HTTP.
         auth: () => ref.handler?.authenticator,
         v03Cards: () => grpcSigned.v03Cards,
@@ -252,6 +257,7 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
   const observed = servedMetrics({ ...options, routes });
   const common = {
     ...options.handler,
+    supportedVersions,
     onError,
     ...(options.handler?.auth ? { auth: withNodeFetcher(options.handler.auth) } : {}),
     push: { runtime: createPushRuntime, ...options.handler?.push, ...(observed.onDelivery ? { onDelivery: observed.onDelivery } : {}) },
