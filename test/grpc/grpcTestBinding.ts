@@ -69,7 +69,8 @@ export function encodeLenient(desc: DescMessage, json: Record<string, unknown>):
 
 /**
  * A response as the HTTP bindings show it: protobuf-es ProtoJSON, plus REQUIRED scalar and
- * repeated fields at their default (protobuf cannot tell them from absent, e.g. `tasks: []`).
+ * repeated fields, and those of a `…Response` message, at their default (protobuf cannot tell
+ * them from absent, e.g. `tasks: []`, `nextPageToken: ""`).
  */
 function responseJson(desc: DescMessage, bytes: Buffer): unknown {
   const json = toJson(desc, fromBinary(desc, bytes)) as Record<string, unknown>;
@@ -80,7 +81,7 @@ function responseJson(desc: DescMessage, bytes: Buffer): unknown {
 function fillRequired(desc: DescMessage, json: Record<string, unknown>): void {
   for (const f of desc.fields) {
     const v = json[f.jsonName];
-    if (v === undefined && !f.oneof && getOption(f, field_behavior).includes(FieldBehavior.REQUIRED)) {
+    if (v === undefined && !f.oneof && (desc.name.endsWith('Response') || getOption(f, field_behavior).includes(FieldBehavior.REQUIRED))) {
       if (f.fieldKind === 'list') json[f.jsonName] = [];
       else if (f.fieldKind === 'map') json[f.jsonName] = {};
       else if (f.fieldKind === 'scalar') json[f.jsonName] = f.scalar === ScalarType.BOOL ? false : f.scalar === ScalarType.STRING || f.scalar === ScalarType.BYTES ? '' : 0;

@@ -16,7 +16,7 @@ import { encodeJson } from '../../src/bindings/grpc/wireEncode.js';
 import { parseTimestamp } from '../../src/protocol/timestamp.js';
 import { StructSchema, TimestampSchema } from '@bufbuild/protobuf/wkt';
 import { deepStruct } from './wire.js';
-import { A2AService, AgentCardSchema, ListTasksRequestSchema, ListTasksResponseSchema, PartSchema, SendMessageResponseSchema, StreamResponseSchema, TaskSchema } from '../../src/gen/a2a_pb.js';
+import { A2AService, AgentCardSchema, ListTasksRequestSchema, ListTaskPushNotificationConfigsResponseSchema, ListTasksResponseSchema, PartSchema, SendMessageResponseSchema, StreamResponseSchema, TaskSchema } from '../../src/gen/a2a_pb.js';
 
 const MESSAGES: DescMessage[] = (() => {
   const seen = new Map<string, DescMessage>();
@@ -217,11 +217,15 @@ describe('wireCodec agrees with protobuf-es', () => {
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 
-  test('REQUIRED fields at their default can be filled in (the shape the HTTP bindings write)', () => {
+  test('A10 REQUIRED fields, and the fields of a …Response message, at their default can be filled in (the shape the HTTP bindings write)', () => {
     const update = toBinary(StreamResponseSchema, fromJson(StreamResponseSchema, { statusUpdate: { taskId: 't', status: { state: 'TASK_STATE_WORKING' } } }));
-    assert.deepStrictEqual(decodeToJson(StreamResponseSchema, update, { fillRequired: true }), { statusUpdate: { taskId: 't', contextId: '', status: { state: 'TASK_STATE_WORKING' } } });
-    assert.deepStrictEqual(decodeToJson(ListTasksResponseSchema, new Uint8Array(), { fillRequired: true }), { tasks: [], nextPageToken: '', pageSize: 0, totalSize: 0 });
+    assert.deepStrictEqual(decodeToJson(StreamResponseSchema, update, { fillDefaults: true }), { statusUpdate: { taskId: 't', contextId: '', status: { state: 'TASK_STATE_WORKING' } } });
+    assert.deepStrictEqual(decodeToJson(ListTasksResponseSchema, new Uint8Array(), { fillDefaults: true }), { tasks: [], nextPageToken: '', pageSize: 0, totalSize: 0 });
     assert.deepStrictEqual(decodeToJson(ListTasksResponseSchema, new Uint8Array()), {});
+    // A …Response message is filled whole (none of its fields is REQUIRED here); its configs are not.
+    const configs = toBinary(ListTaskPushNotificationConfigsResponseSchema, fromJson(ListTaskPushNotificationConfigsResponseSchema, { configs: [{ url: 'https://h/x' }] }));
+    assert.deepStrictEqual(decodeToJson(ListTaskPushNotificationConfigsResponseSchema, new Uint8Array(), { fillDefaults: true }), { configs: [], nextPageToken: '' });
+    assert.deepStrictEqual(decodeToJson(ListTaskPushNotificationConfigsResponseSchema, configs, { fillDefaults: true }), { configs: [{ url: 'https://h/x' }], nextPageToken: '' });
   });
 
   test('timestamps: as protobuf-es, except that impossible dates are refused and lowercase t/z accepted (RFC 3339)', () => {

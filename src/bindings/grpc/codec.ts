@@ -59,16 +59,18 @@ export const GRPC_METHOD_BY_OP: ReadonlyMap<OperationName, GrpcMethod> = new Map
  * (32, R16) is an InvalidRequestError.
  */
 export function requestToJson(desc: DescMessage, bytes: Uint8Array): JsonValue {
-  return toWireJson(desc, bytes, { fillRequired: false, maxDepth: DEFAULT_MAX_JSON_DEPTH });
+  return toWireJson(desc, bytes, { fillDefaults: false, maxDepth: DEFAULT_MAX_JSON_DEPTH });
 }
 
 /**
- * A received response → wire JSON as the HTTP bindings write it: ProtoJSON plus REQUIRED fields
- * at their default value, which protobuf cannot tell from absent (A10: a ListTasksResponse has
- * `tasks: []`, `nextPageToken: ""`, `totalSize: 0` even when empty).
+ * A received response → wire JSON as the HTTP bindings write it: ProtoJSON plus, at their
+ * default value (which protobuf cannot tell from absent), the REQUIRED fields and every field of
+ * a `…Response` message (A10: a ListTasksResponse has `tasks: []`, `nextPageToken: ""`,
+ * `totalSize: 0` even when empty; a ListTaskPushNotificationConfigsResponse `configs: []` and
+ * `nextPageToken: ""`).
  */
 export function responseToJson(desc: DescMessage, bytes: Uint8Array): JsonValue {
-  return toWireJson(desc, bytes, { fillRequired: true, maxDepth: 1000 });
+  return toWireJson(desc, bytes, { fillDefaults: true, maxDepth: 1000 });
 }
 
 function toWireJson(desc: DescMessage, bytes: Uint8Array, options: DecodeOptions): JsonValue {

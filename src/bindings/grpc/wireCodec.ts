@@ -88,6 +88,12 @@ export interface FieldPlan {
 
 export interface Plan {
   wkt: Wkt | undefined;
+  /**
+   * A method's own `…Response` message (ListTasksResponse, ListTaskPushNotificationConfigsResponse,
+   * …), not a resource like Task: the server builds it whole, so the HTTP bindings write each of
+   * its fields, at its default value too (A10).
+   */
+  response: boolean;
   fields: FieldPlan[];
   byNo: (FieldPlan | undefined)[];
   supported: boolean;
@@ -123,7 +129,7 @@ export function enumMaps(desc: DescEnum) {
 export function planOf(desc: DescMessage): Plan {
   let plan = plans.get(desc);
   if (plan) return plan;
-  plan = { wkt: WKT[desc.typeName], fields: [], byNo: [], supported: true };
+  plan = { wkt: WKT[desc.typeName], response: desc.name.endsWith('Response'), fields: [], byNo: [], supported: true };
   plans.set(desc, plan);
   if (plan.wkt) return plan;
   for (const field of desc.fields) {

@@ -8,8 +8,11 @@ import type { DescEnum, DescMessage } from '@bufbuild/protobuf';
 import { JsonPath, MAX_SECONDS, MIN_SECONDS, WireCodecError, enumMaps, isObject, planOf, type FieldPlan, type Json, type JsonObject, type Plan, type Wkt } from './wireCodec.js';
 
 export interface DecodeOptions {
-  /** Add REQUIRED fields absent on the wire at their default value (what the HTTP bindings show). */
-  fillRequired?: boolean;
+  /**
+   * Add the fields the HTTP bindings always write, when absent on the wire, at their default
+   * value: REQUIRED fields, and every field of a `…Response` message (Plan.response).
+   */
+  fillDefaults?: boolean;
   /** Most nested messages, Structs and lists (default 100). */
   maxDepth?: number;
 }
@@ -17,7 +20,7 @@ export interface DecodeOptions {
 /** Binary → ProtoJSON of `desc` (implicit defaults omitted). Throws WireCodecError. */
 export function decodeToJson(desc: DescMessage, bytes: Uint8Array, options: DecodeOptions = {}): JsonObject {
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const r = new Reader(buf, { fill: options.fillRequired === true, maxDepth: options.maxDepth ?? 100 });
+  const r = new Reader(buf, { fill: options.fillDefaults === true, maxDepth: options.maxDepth ?? 100 });
   return r.message(planOf(desc), buf.length) as JsonObject;
 }
 
@@ -185,10 +188,10 @@ class Reader {
     if (this.pos !== end) this.malformed();
     if (this.options.fill) {
       for (const f of plan.fields) {
-        if (!f.required || f.oneof || out[f.json] !== undefined) continue;
+        if (!(f.required || plan.response) || f.oneof || out[f.json] !== undefined) continue;
         if (f.repeated) out[f.json] = [];
         else if (f.map) out[f.json] = {};
-        // A missing REQUIRED message is the sender's bug; nothing sensible to invent.
+        // A missing message has no default to show (a missing REQUIRED one is the sender's bug).
         else if (f.type !== 'message') out[f.json] = defaultOf(f);
       }
     }
