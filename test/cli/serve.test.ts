@@ -397,6 +397,8 @@ describe('arguments, help and exit codes', { concurrency: true }, () => {
     [['serve', 'extra'], /unexpected argument|positional/i],
     [['serve', '--public-url', 'notaurl'], /--public-url must be an absolute http\(s\) URL, got "notaurl"/],
     [['serve', '--public-url', 'ftp://agent.example'], /--public-url must be http\(s\)/],
+    // Not "gRPC port … is in use" (exit 4): what holds it would be our own HTTP listener.
+    [['serve', '--store', 'memory', '--port', '18190', '--grpc-port', '18190'], /--grpc-port must differ from --port \(18190\): HTTP and gRPC listen on separate ports/],
   ] as const) {
     test(`a2a ${args.join(' ')} → exit 2, the message and "see a2a serve --help" on stderr`, async () => {
       const r = await runToExit([...args]);

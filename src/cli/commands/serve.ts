@@ -36,7 +36,8 @@ Options:
   --public-url URL    base URL written into the card (default http://localhost:PORT on 127.0.0.1,
                       http://[::1]:PORT on ::1)
   --max-body BYTES    request body limit (default 1048576)
-  --grpc-port N       also serve gRPC (lf.a2a.v1.A2AService) on this port; 0 picks a free one
+  --grpc-port N       also serve gRPC (lf.a2a.v1.A2AService) on this port, another than
+                      --port's; 0 picks a free one
   --tls-cert FILE     PEM certificate chain: HTTPS and gRPC over TLS (with --tls-key)
   --tls-key FILE      PEM private key of --tls-cert
   --tls-ca FILE       PEM CA(s) of client certificates: request them on the TLS listeners (mutual TLS)
@@ -176,6 +177,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (retentionDays !== undefined && !(retentionDays > 0)) throw new UsageError('--retention-days must be a positive number');
   const grpcPort = values['grpc-port'] === undefined ? undefined : /^\d{1,5}$/.test(values['grpc-port']) ? Number(values['grpc-port']) : NaN;
   if (grpcPort !== undefined && !(grpcPort >= 0 && grpcPort <= 65535)) throw new UsageError(`--grpc-port must be 0..65535, got ${values['grpc-port'] || 'an empty value'}`);
+  // HTTP and gRPC listen on separate ports (the same one would be "in use" by our own HTTP listener).
+  if (grpcPort === port && port !== 0) throw new UsageError(`--grpc-port must differ from --port (${port}): HTTP and gRPC listen on separate ports`);
   const auth = values['auth-config'] === undefined ? undefined : readAuthConfig(values['auth-config']);
   const clientCas = [...(values['tls-ca'] ? [readCaFile('--tls-ca', values['tls-ca'])] : []), ...(auth?.clientCas ?? [])];
   const tls = tlsOptions(values, clientCas);
