@@ -10,6 +10,7 @@ import { createClient, fetchCard, type A2AClient, type CallOptions, type ClientO
 import type { AuthProvider } from '../client/interceptors.js';
 import type { FetchLike, TransportFactory } from '../client/transport.js';
 import { defaultBindings, GRPC_BINDING } from './defaultBinding.js';
+import { GRPC_ADDRESS_HINT, isHostPort } from './grpcAddressHint.js';
 import { CliError, EXIT, errorText, reportOf } from './errors.js';
 import { ActivatedExtensions, EXTENSION_HELP, extensionsOf } from './extensions.js';
 import { colorsWanted, createStyle, type Style } from './render/style.js';
@@ -189,8 +190,9 @@ export function intOption(value: string | undefined, name: string, range: { min:
   return n;
 }
 
-/** The agent URL argument, checked: an absolute http(s) URL without credentials. */
+/** The agent URL argument, checked: an absolute http(s) URL without credentials (not a gRPC `host:port`). */
 export function agentUrl(value: string): string {
+  if (isHostPort(value)) throw new UsageError(`<url> must be an absolute http(s) URL, got "${value.trim()}": add http:// (or https://); ${GRPC_ADDRESS_HINT}`);
   return httpUrl(value, '<url>', ': authenticate with --api-key, -H "Authorization: …" or A2A_TOKEN');
 }
 

@@ -13,6 +13,7 @@
 import { A2AClientError, responseInfo, wasNotSent } from '../client/errors.js';
 import { A2AError } from '../protocol/errors.js';
 import type { Task } from '../protocol/types.js';
+import { http2AnswerText } from './grpcAddressHint.js';
 import { grpcCodeName, grpcCodeOf } from './grpcStatus.js';
 import { redactSecrets } from './redact.js';
 import { tlsFailureText } from './tlsFailure.js';
@@ -80,8 +81,9 @@ function rootCause(error: Error): string | undefined {
   let cause: unknown = error.cause;
   let message: string | undefined;
   for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
-    const tls = tlsFailureText(cause);
-    if (tls) message = tls;
+    // A failed TLS handshake, an HTTP/2 answer (a gRPC port): said plainly, with what to do.
+    const known = tlsFailureText(cause) ?? http2AnswerText(cause);
+    if (known) message = known;
     else if (cause.message && cause.message !== 'fetch failed') message = cause.message;
     else if ('code' in cause && typeof cause.code === 'string') message = cause.code;
     cause = cause.cause;

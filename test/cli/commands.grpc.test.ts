@@ -103,6 +103,23 @@ describe('--binding grpc', { skip, concurrency: 3 }, () => {
     assert.deepEqual([error.code, error.grpcCode, error.status], ['NETWORK', 14, undefined]);
   });
 
+  test('GRPC-06 the gRPC address given as the agent URL: a hint to give the HTTP URL with --binding grpc, exit codes kept (4, 2)', async () => {
+    const hint = /for a gRPC agent, give its HTTP URL \(where its card is\) with --binding grpc/;
+    // http://host:grpcPort: the card request meets an HTTP/2 server.
+    const http2 = await a2a('send', `http://${address}`, 'hi', '--json');
+    assert.equal(http2.code, 4, http2.stderr);
+    assert.match(http2.stderr, /^a2a send: client error: NETWORK: Could not reach .*agent-card\.json \(the server answered in HTTP\/2, not HTTP\/1\.1: a gRPC port\? /);
+    assert.match(http2.stderr, hint);
+    assert.match((JSON.parse(http2.stdout) as { error: { message: string } }).error.message, hint);
+    // host:port, the card's GRPC url form, without a scheme.
+    for (const arg of [address, address.replace('127.0.0.1', 'localhost'), '[::1]:50051']) {
+      const bare = await a2a('send', arg, 'hi', '--binding', 'grpc');
+      assert.equal(bare.code, 2, bare.stderr);
+      assert.match(bare.stderr, new RegExp(`^a2a send: <url> must be an absolute http\\(s\\) URL, got "${arg.replace(/[[\].]/g, '\\$&')}": add http:// \\(or https://\\); `));
+      assert.match(bare.stderr, hint);
+    }
+  });
+
   test('CARD-05 without --binding a card offering only GRPC is called over gRPC (test/cli/grpcOnlyAgent.test.ts)', async () => {
     const r = await a2a('send', url, 'hi', '--json', '--verbose');
     assert.equal(r.code, 0, r.stderr);
