@@ -10,6 +10,8 @@ import { createClient, fetchCard, type A2AClient, type CallOptions, type ClientO
 import type { AuthProvider } from '../client/interceptors.js';
 import type { FetchLike, TransportFactory } from '../client/transport.js';
 import { defaultBindings, GRPC_BINDING } from './defaultBinding.js';
+import { clientCertFetch, type ClientTls } from './clientCertFetch.js';
+import { CLIENT_TLS_HELP, CLIENT_TLS_OPTIONS, clientTlsOf, type ClientTlsFlags } from './clientTlsFlags.js';
 import { GRPC_ADDRESS_HINT, isHostPort } from './grpcAddressHint.js';
 import { CliError, EXIT, errorText, reportOf } from './errors.js';
 import { ActivatedExtensions, EXTENSION_HELP, extensionsOf } from './extensions.js';
@@ -25,6 +27,7 @@ export const CLIENT_OPTIONS = {
   extension: { type: 'string', multiple: true },
   'api-key': { type: 'string' },
   timeout: { type: 'string' },
+  ...CLIENT_TLS_OPTIONS,
   json: { type: 'boolean', default: false },
   verbose: { type: 'boolean', short: 'v', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -41,7 +44,7 @@ ${extension}  --api-key KEY      an API key, placed as the card's API key scheme
                      (header X-API-Key when the card declares none)
   --timeout MS       time limit of each call (of opening the stream, for streams);
                      default 30000, but a blocking send waits for the task
-  env A2A_TOKEN      sent as "Authorization: Bearer <token>"
+${CLIENT_TLS_HELP}  env A2A_TOKEN      sent as "Authorization: Bearer <token>"
 
 Output:
   --json             JSON for scripts on stdout (errors too: {"error": {...}})
@@ -64,7 +67,7 @@ Exit codes: 0 ok, 2 usage, 3 error from the agent, 4 network or client error,
 }
 
 /** The values of CLIENT_OPTIONS after parseArgs. */
-export interface ClientFlags {
+export interface ClientFlags extends ClientTlsFlags {
   binding?: string | undefined;
   header?: string[] | undefined;
   extension?: string[] | undefined;
@@ -240,9 +243,10 @@ export function bindingOf(value: string | undefined): string | undefined {
  * The gRPC transport, loaded only when asked for (it needs @grpc/grpc-js). The card's GRPC url
  * is `host:port` without a scheme (GRPC-06), so the agent URL decides: TLS when it is https
  * (trusting what HTTPS trusts: Node's roots and NODE_EXTRA_CA_CERTS), else the transport's
- * default (plaintext on loopback, TLS elsewhere).
+ * default (plaintext on loopback, TLS elsewhere). `--cert/--key/--cacert` (`tls`) mean TLS, with
+ * that client certificate and those roots.
  */
-async function grpcTransportFactory(cli: Cli, agentHref: string): Promise<TransportFactory> {
+async function grpcTransportFactory(cli: Cli, agentHref: string, tls: ClientTls | undefined): Promise<TransportFactory> {
   let mod: Record<string, unknown>;
   try {
     mod = (await import('../bindings/grpc/index.js')) as unknown as Record<string, unknown>;
@@ -252,7 +256,7 @@ async function grpcTransportFactory(cli: Cli, agentHref: string): Promise<Transp
   // 1.0 and 0.3 gRPC interfaces (1.0 preferred): an A2A 0.3 agent offering only gRPC is reachable too.
   const make = mod.grpc03Transport;
   if (typeof make !== 'function') throw new CliError('gRPC binding not available: no grpc03Transport in src/bindings/grpc', EXIT.USAGE);
-  const options = new URL(agentHref).protocol === 'https:' ? { tls: true } : {};
+  const options = tls ? { tls } : new URL(agentHref).protocol === 'https:' ? { tls: true } : {};
   const factory = (make as (o: typeof options) => TransportFactory & { close?: () => void })(options);
   if (typeof factory?.create !== 'function' || factory.binding !== 'GRPC') {
     throw new CliError('gRPC binding not available: grpc03Transport() is not a client transport factory', EXIT.USAGE);
@@ -298,15 +302,21 @@ export function checkClientFlags(url: string, flags: ClientFlags & Partial<Recor
   headersOf(flags.header);
   extensionsOf(flags.extension);
   intOption(flags.timeout, '--timeout', { min: 1 });
+  clientTlsOf(flags);
 }
 
-/** Headers and fetch (logging with --verbose) for requests outside the client, like the card's. */
+/**
+ * Headers and fetch (with --cert/--key/--cacert: over node:https with them; logging with
+ * --verbose) for the client, and for requests outside it, like the card's.
+ */
 export function httpOptions(cli: Cli, flags: ClientFlags): { headers: Record<string, string>; fetch: FetchLike | undefined; log: ReturnType<typeof wireLog> | undefined } {
+  const tls = clientTlsOf(flags);
+  const fetch = tls ? clientCertFetch(tls) : undefined;
   // The credentials this CLI attaches are masked by value and by name, whatever the card calls them (R23).
   const log = cli.verbose
-    ? wireLog({ write: cli.err, style: cli.errStyle, secretNames: [API_KEY_FALLBACK_HEADER], secrets: cli.secrets })
+    ? wireLog({ write: cli.err, style: cli.errStyle, secretNames: [API_KEY_FALLBACK_HEADER], secrets: cli.secrets, ...(fetch ? { fetch } : {}) })
     : undefined;
-  return { headers: headersOf(flags.header), fetch: log?.fetch, log };
+  return { headers: headersOf(flags.header), fetch: log?.fetch ?? fetch, log };
 }
 
 /**
@@ -355,18 +365,19 @@ export async function connect(cli: Cli, url: string, flags: ClientFlags): Promis
   const options = clientOptions(cli, flags);
   // A2A 0.3 agents (their cards, the 0.3 interfaces, the fallback after VersionNotSupported) need nothing: the client does it.
   const binding = bindingOf(flags.binding);
-  if (binding) return createClient(href, await withBinding(cli, { options, binding, href }));
+  const tls = clientTlsOf(flags);
+  if (binding) return createClient(href, await withBinding(cli, { options, binding, href, tls }));
   // Without --binding the card decides: fetched once, here, so that an agent offering only
   // gRPC is called over gRPC (its transport loaded only then) rather than refused.
   const card = await fetchCard(href, { ...options, fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)) });
   const bindings = defaultBindings(card);
-  return createClient(card, bindings.includes(GRPC_BINDING) ? await withBinding(cli, { options, binding: GRPC_BINDING, href }) : options);
+  return createClient(card, bindings.includes(GRPC_BINDING) ? await withBinding(cli, { options, binding: GRPC_BINDING, href, tls }) : options);
 }
 
 /** `options` limited to `binding`, with the gRPC transport (loaded now) when it is gRPC. */
-async function withBinding(cli: Cli, target: { options: ClientOptions; binding: string; href: string }): Promise<ClientOptions> {
+async function withBinding(cli: Cli, target: { options: ClientOptions; binding: string; href: string; tls: ClientTls | undefined }): Promise<ClientOptions> {
   const options: ClientOptions = { ...target.options, bindings: [target.binding] };
-  if (target.binding === GRPC_BINDING) options.transports = [await grpcTransportFactory(cli, target.href)];
+  if (target.binding === GRPC_BINDING) options.transports = [await grpcTransportFactory(cli, target.href, target.tls)];
   return options;
 }
 

@@ -1,6 +1,7 @@
 /**
- * `a2a serve --tls-cert/--tls-key/--tls-ca`: read and checked before anything listens, so that
- * files the listeners cannot serve with are exit 2, never a listener whose every handshake fails:
+ * `a2a serve --tls-cert/--tls-key/--tls-ca` (and a client's `--cert/--key/--cacert`): read and
+ * checked before anything listens (or connects), so that files the listeners cannot serve with
+ * are exit 2, never a listener whose every handshake fails:
  * the certificate and key must make a usable pair (OpenSSL's check, which compares keys of one
  * type only) whose public keys are the same (an RSA certificate with an EC key, say), and a CA
  * file must hold at least one certificate.
@@ -26,15 +27,32 @@ export function tlsOptions(values: { 'tls-cert'?: string | undefined; 'tls-key'?
     if (clientCas.length > 0) throw new UsageError('Client certificates (--tls-ca, or "ca" of an mtls scheme) need a TLS listener: give --tls-cert and --tls-key');
     return undefined;
   }
-  const tls: TlsFiles = { cert: readOptionFile('--tls-cert', certPath), key: readOptionFile('--tls-key', keyPath), ...(clientCas.length > 0 ? { ca: clientCas } : {}) };
+  const pair = readKeyPair({ flag: '--tls-cert', path: certPath }, { flag: '--tls-key', path: keyPath });
+  return { ...pair, ...(clientCas.length > 0 ? { ca: clientCas } : {}) };
+}
+
+/** A file an option names: `--tls-cert cert.pem`. */
+export interface OptionFile {
+  flag: string;
+  path: string;
+}
+
+/**
+ * A certificate (chain) and its private key, read from the files `cert` and `key` name (`a2a
+ * serve --tls-cert/--tls-key`, a client's `--cert/--key`) and checked to make a usable pair:
+ * anything else is exit 2 naming the options.
+ */
+export function readKeyPair(cert: OptionFile, key: OptionFile): { cert: Buffer; key: Buffer } {
+  const pair = { cert: readOptionFile(cert.flag, cert.path), key: readOptionFile(key.flag, key.path) };
+  const flags = `${cert.flag}/${key.flag}`;
   try {
-    createSecureContext({ cert: tls.cert, key: tls.key });
+    createSecureContext(pair);
   } catch (error) {
     const reason = (error as { reason?: unknown }).reason;
-    throw new CliError(`--tls-cert/--tls-key: not a usable certificate and key (${typeof reason === 'string' ? reason : (error as Error).message})`, EXIT.USAGE);
+    throw new CliError(`${flags}: not a usable certificate and key (${typeof reason === 'string' ? reason : (error as Error).message})`, EXIT.USAGE);
   }
-  checkKeyPair(tls);
-  return tls;
+  checkKeyPair(pair, flags);
+  return pair;
 }
 
 /**
@@ -42,12 +60,12 @@ export function tlsOptions(values: { 'tls-cert'?: string | undefined; 'tls-key'?
  * another type than the certificate's (an EC key with an RSA certificate) and every handshake
  * then fails, with nothing logged.
  */
-function checkKeyPair(tls: TlsFiles): void {
-  const fromKey = createPublicKey(tls.key);
-  const fromCert = new X509Certificate(tls.cert).publicKey;
+function checkKeyPair(pair: { cert: Buffer; key: Buffer }, flags: string): void {
+  const fromKey = createPublicKey(pair.key);
+  const fromCert = new X509Certificate(pair.cert).publicKey;
   if (spki(fromKey).equals(spki(fromCert))) return;
   throw new CliError(
-    `--tls-cert/--tls-key: the certificate's public key (${fromCert.asymmetricKeyType ?? 'unknown'}) does not match the private key (${fromKey.asymmetricKeyType ?? 'unknown'}): give the key the certificate was issued for`,
+    `${flags}: the certificate's public key (${fromCert.asymmetricKeyType ?? 'unknown'}) does not match the private key (${fromKey.asymmetricKeyType ?? 'unknown'}): give the key the certificate was issued for`,
     EXIT.USAGE,
   );
 }
@@ -59,9 +77,9 @@ function spki(key: KeyObject): Buffer {
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 
 /**
- * A file of trusted client CAs (`--tls-ca`, an mtls scheme's `ca`), given as `flag`: PEM holding
+ * A file of trusted CAs (`--tls-ca`, an mtls scheme's `ca`, a client's `--cacert`), given as `flag`: PEM holding
  * at least one certificate, each of which parses. Anything else (a private key, a certificate
- * request, DER) is exit 2: the listener would otherwise trust no client certificate at all.
+ * request, DER) is exit 2: what it is for would otherwise trust no certificate at all.
  */
 export function readCaFile(flag: string, path: string): Buffer {
   const bytes = readOptionFile(flag, path);

@@ -25,6 +25,8 @@ export interface WireLogOptions {
   secretNames?: readonly string[];
   /** Credential values: shown as *** wherever they would appear (shorter than 4 characters: by name only). */
   secrets?: readonly (string | undefined)[];
+  /** The fetch under the log (default: the global fetch). */
+  fetch?: FetchLike;
 }
 
 /** Which names and values the log masks; learns the names the agent's card declares. */
@@ -129,7 +131,7 @@ export function wireLog(options: WireLogOptions): { interceptor: Interceptor; fe
     const started = performance.now();
     let res: Response;
     try {
-      res = await globalThis.fetch(input, init);
+      res = await (options.fetch ?? globalThis.fetch)(input, init);
     } catch (error) {
       line('<', style.red(`${method} ${input} failed: ${causeOf(error)}`));
       throw error;
