@@ -304,6 +304,7 @@ export class A2AClient {
       headers,
       query: new URLSearchParams(),
       signal: deadline.signal,
+      deadline: deadline.at,
       card: this.card,
       agentInterface: this.agentInterface,
     };

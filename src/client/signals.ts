@@ -16,10 +16,13 @@ function isTimeoutReason(reason: unknown): boolean {
  * deadline's timer or an AbortSignal.timeout(), else ABORTED (`error` itself when it says so).
  */
 export function abortError(reason: unknown, error: unknown): A2AClientError {
-  if (isTimeoutReason(reason)) {
-    return A2AClientError.is(error, 'TIMEOUT') ? error : new A2AClientError('TIMEOUT', 'The call timed out', { cause: error });
-  }
+  if (isTimeoutReason(reason)) return timedOut(error);
   return A2AClientError.is(error, 'ABORTED') ? error : new A2AClientError('ABORTED', 'The call was aborted', { cause: reason ?? error });
+}
+
+/** TIMEOUT: the call's `timeoutMs` ran out (`error` itself when it says so). */
+export function timedOut(error: unknown): A2AClientError {
+  return A2AClientError.is(error, 'TIMEOUT') ? error : new A2AClientError('TIMEOUT', 'The call timed out', { cause: error });
 }
 
 /** The calls following one caller signal, behind one 'abort' listener on it. */
@@ -58,6 +61,8 @@ function follow(signal: AbortSignal, onAbort: () => void): () => void {
 
 export class Deadline {
   readonly signal: AbortSignal;
+  /** When `timeoutMs` runs out, in ms since the epoch; undefined without one. */
+  readonly at: number | undefined;
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly unfollow: (() => void) | undefined;
@@ -70,6 +75,7 @@ export class Deadline {
     if (outer?.aborted) this.controller.abort(outer.reason);
     else if (outer) this.unfollow = follow(outer, () => this.controller.abort(outer.reason));
     if (timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+      this.at = Date.now() + timeoutMs;
       this.timer = setTimeout(() => this.controller.abort(TIMED_OUT), timeoutMs);
     }
   }

@@ -29,6 +29,12 @@ export interface TransportCall<K extends OperationName = OperationName> {
   readonly query: URLSearchParams;
   readonly signal: AbortSignal;
   /**
+   * When the call's `timeoutMs` runs out (ms since the epoch; unset without one): the whole call
+   * for a unary operation, only the opening for a stream. The signal ends the call either way; a
+   * binding that can also tell the server does so for unary calls (gRPC: `grpc-timeout`).
+   */
+  readonly deadline?: number | undefined;
+  /**
    * EXT-05: the extensions the agent activated, as its response echoed them (A2A-Extensions;
    * `[]` when it echoed none). Set by the transport once the response, or a stream's headers,
    * arrived; a transport that cannot read them leaves it unset.

@@ -215,6 +215,11 @@ describe('GRPC-INTEROP b. our client → a Python grpcio A2AService', { skip }, 
     for (const c of calls) assert.equal(c.metadata['a2a-version'], '1.0', `${c.call} carried a2a-version: 1.0`);
   };
 
+  const expectDeadline = async (taskId: string, atMostSeconds: number) => {
+    const { deadline } = await server.received((c) => c.request.id === taskId, `GetTask ${taskId}`);
+    assert.ok(typeof deadline === 'number' && deadline > 0 && deadline <= atMostSeconds, `deadline grpcio saw for ${taskId}: ${deadline}`);
+  };
+
   test('createGrpcClient: SendMessage → Task, a stream ending COMPLETED, errors as our typed classes', async () => {
     const client = createGrpcClient(server.address);
     try {
@@ -254,7 +259,11 @@ describe('GRPC-INTEROP b. our client → a Python grpcio A2AService', { skip }, 
       assert.deepEqual(seen.map(kindOf), ['task']);
       assert.ok(failed instanceof InternalError, `InternalError, got ${failed.constructor.name}`);
       assert.deepEqual([failed.message, failed.metadata], ['the agent failed mid-stream', { taskId: 'py-sub' }]);
-      // A gzip answer is read.
+      // GRPC-DEADLINE timeoutMs reaches the C core as the call's deadline (grpc-timeout); a gzip answer is read.
+      await ourFailure(client.getTask({ id: 'timed' }, { timeoutMs: 5000 }));
+      await expectDeadline('timed', 5);
+      await ourFailure(client.getTask({ id: 'untimed' }));
+      assert.equal((await server.received((c) => c.request.id === 'untimed', 'GetTask untimed')).deadline, null, 'no timeoutMs, no deadline');
       const zipped = await client.sendMessage(message('zipped') as never, { metadata: { 'x-test-compress': 'gzip' } });
       assert.ok('task' in zipped && zipped.task.artifacts?.[0]?.name === 'echo');
       // An rpc grpcio's server does not have: its bare UNIMPLEMENTED, typed from the status alone.
@@ -285,7 +294,8 @@ describe('GRPC-INTEROP b. our client → a Python grpcio A2AService', { skip }, 
       const events: StreamResponse[] = [];
       for await (const e of client.streamText('client stream')) events.push(e);
       assert.equal(texts(events), 'py client stream');
-      await assert.rejects(client.getTask({ id: 'gone' }), (e: unknown) => e instanceof TaskNotFoundError && e.metadata.taskId === 'gone');
+      await assert.rejects(client.getTask({ id: 'gone' }, { timeoutMs: 4000 }), (e: unknown) => e instanceof TaskNotFoundError && e.metadata.taskId === 'gone');
+      await expectDeadline('gone', 4);
       await expectVersionOnEveryCall('gone');
     } finally {
       transport.close();

@@ -9,7 +9,7 @@ import { Client, Metadata, status as grpcStatus, credentials as grpcCredentials,
 import { A2AClientError } from '../../client/errors.js';
 import { checkEvent, checkResponse } from '../../client/responses.js';
 import { oneTaskCheck } from '../../client/streamTask.js';
-import { Deadline } from '../../client/signals.js';
+import { Deadline, timedOut } from '../../client/signals.js';
 import type { StreamItem, Transport, TransportCall, TransportFactory } from '../../client/transport.js';
 import { InvalidParamsError } from '../../protocol/errors.js';
 import { PROTOCOL_VERSION, echoedExtensions } from '../../protocol/serviceParams.js';
@@ -114,8 +114,11 @@ function aborted(signal: AbortSignal, cause: unknown = signal.reason): A2AClient
 /** How a failed call's status becomes the error thrown (default fromGrpcError). */
 export type GrpcErrorReader = (error: ServiceError) => Error;
 
-function failure(error: ServiceError, call: { signal: AbortSignal; request?: Buffer; errors?: GrpcErrorReader | undefined }): Error {
+function failure(error: ServiceError, call: { signal: AbortSignal; deadline?: number | undefined; request?: Buffer; errors?: GrpcErrorReader | undefined }): Error {
   if (call.signal.aborted) return aborted(call.signal, call.signal.reason ?? error);
+  // The deadline sent as grpc-timeout ran out, on grpc-js's timer (which can fire before the
+  // Deadline's own) or the server's: the same TIMEOUT as when the Deadline fires first.
+  if (error.code === grpcStatus.DEADLINE_EXCEEDED && call.deadline !== undefined) return timedOut(error);
   return responseTooLarge(error, call.request) ?? (call.errors ?? fromGrpcError)(error);
 }
 
@@ -143,6 +146,8 @@ export interface GrpcBytesCall {
   request: Buffer;
   headers: Headers;
   signal: AbortSignal;
+  /** TransportCall.deadline: sent as grpc-timeout on a unary call; a stream's bounds only its opening, so it is not sent. */
+  deadline?: number | undefined;
   errors?: GrpcErrorReader;
   /** Where the extensions the response metadata echoes as activated are recorded (EXT-05): the TransportCall. */
   echo?: Pick<TransportCall, 'activatedExtensions'>;
@@ -158,7 +163,8 @@ export function unaryBytes(client: Client, call: GrpcBytesCall): Promise<Buffer>
   return new Promise((resolve, reject) => {
     if (call.signal.aborted) return reject(aborted(call.signal));
     const onAbort = (): void => pending.cancel();
-    const pending = client.makeUnaryRequest<Buffer, Buffer>(call.path, identity, identity, call.request, metadataOf(call.headers), {}, (error, value) => {
+    const options = call.deadline === undefined ? {} : { deadline: call.deadline };
+    const pending = client.makeUnaryRequest<Buffer, Buffer>(call.path, identity, identity, call.request, metadataOf(call.headers), options, (error, value) => {
       call.signal.removeEventListener('abort', onAbort);
       if (error) reject(failure(error, call));
       else resolve(value ?? Buffer.alloc(0));
@@ -180,7 +186,9 @@ export interface GrpcBytesStream {
  * call that ends OK with no message (a trailers-only response) is an empty stream, as an SSE
  * stream that ends without events is on the HTTP transports.
  */
-export async function streamBytes(client: Client, call: GrpcBytesCall): Promise<GrpcBytesStream> {
+export async function streamBytes(client: Client, opened: GrpcBytesCall): Promise<GrpcBytesStream> {
+  // A stream's deadline bounds its opening only (the signal does that): not sent as grpc-timeout.
+  const call: GrpcBytesCall = { ...opened, deadline: undefined };
   if (call.signal.aborted) throw aborted(call.signal);
   const stream = client.makeServerStreamRequest<Buffer, Buffer>(call.path, identity, identity, call.request, metadataOf(call.headers), {});
   const state: { error?: ServiceError } = {};
@@ -235,7 +243,7 @@ class GrpcTransport implements Transport {
   async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
     const method = methodOf(call.op);
     const request = encodeRequest(method, call.request);
-    const bytes = await unaryBytes(this.client, { path: method.path, request, headers: call.headers, signal: call.signal, echo: call });
+    const bytes = await unaryBytes(this.client, { path: method.path, request, headers: call.headers, signal: call.signal, deadline: call.deadline, echo: call });
     return decodeResponse<OperationResponses[K]>(method.output, bytes);
   }
 
@@ -336,18 +344,18 @@ export function createGrpcClient(address: string, options: GrpcClientOptions = {
   const factory = grpcTransport(options);
   const version = options.protocolVersion ?? PROTOCOL_VERSION;
   const transport = factory.create({ url: address, protocolBinding: 'GRPC', protocolVersion: version }, { fetch });
-  const callOf = <K extends OperationName>(op: K, request: OperationRequests[K], opts: GrpcStreamOptions & { signal: AbortSignal }): TransportCall<K> => {
+  const callOf = <K extends OperationName>(op: K, request: OperationRequests[K], opts: GrpcStreamOptions & Pick<TransportCall, 'signal' | 'deadline'>): TransportCall<K> => {
     const headers = new Headers({ 'a2a-version': version, ...options.metadata, ...opts.metadata });
     if (opts.extensions?.length) headers.set('a2a-extensions', opts.extensions.join(', '));
     if (opts.lastEventId !== undefined) headers.set('last-event-id', String(opts.lastEventId));
-    return { op, request, headers, query: new URLSearchParams(), signal: opts.signal };
+    return { op, request, headers, query: new URLSearchParams(), signal: opts.signal, deadline: opts.deadline };
   };
   const unary =
     <K extends UnaryOperationName>(op: K) =>
     async (request: OperationRequests[K], opts: GrpcCallOptions = {}): Promise<OperationResponses[K]> => {
       const deadline = new Deadline(opts.signal, opts.timeoutMs);
       try {
-        const call = callOf(op, request, { ...opts, signal: deadline.signal });
+        const call = callOf(op, request, { ...opts, signal: deadline.signal, deadline: deadline.at });
         const value = checkResponse(op, await transport.unary(call));
         opts.onActivatedExtensions?.(call.activatedExtensions ?? []);
         return value;

@@ -81,7 +81,7 @@ class Grpc03Transport implements Transport {
     const { method, params } = v03CallOf(call);
     const rpc = rpcOf(method);
     const request = encodeRequest(rpc, paramsToGrpc03(method, params));
-    return { rpc, method, bytes: { path: rpc.path, request, headers: call.headers, signal: call.signal, errors: grpc03Errors(method), echo: call } };
+    return { rpc, method, bytes: { path: rpc.path, request, headers: call.headers, signal: call.signal, deadline: call.deadline, errors: grpc03Errors(method), echo: call } };
   }
 
   async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
