@@ -113,10 +113,11 @@ function reportWithUrls(error: unknown): ErrorReport {
   if (A2AError.is(error)) {
     const report: ErrorReport = { type: 'protocol', code: error.reason, message: error.message, exitCode };
     if (wasNotSent(error)) report.notSent = true;
-    // The HTTP status, when it says something (JSON-RPC errors arrive with 200).
+    // The HTTP status, when it says something (JSON-RPC errors arrive with 200); over gRPC the
+    // status code, not the HTTP status responseInfo gives as its equivalent.
     const status = responseInfo(error)?.status;
-    if (status !== undefined && status >= 400) report.status = status;
     if (grpcCode !== undefined) report.grpcCode = grpcCode;
+    else if (status !== undefined && status >= 400) report.status = status;
     if (Object.keys(error.metadata).length) report.metadata = error.metadata;
     if (error.fieldViolations.length) report.fieldViolations = error.fieldViolations;
     return report;

@@ -11,6 +11,7 @@
 import type { FetchLike } from '../client/transport.js';
 import type { Interceptor } from '../client/interceptors.js';
 import { responseInfo } from '../client/errors.js';
+import { grpcCodeName, grpcCodeOf } from './grpcStatus.js';
 import type { AgentCard } from '../protocol/types.js';
 import { isSecretName } from '../net/secretParams.js';
 import { redactSecrets } from './redact.js';
@@ -84,8 +85,11 @@ export function maskBody(text: string): string {
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = 'reason' in error ? String(error.reason) : 'code' in error ? String(error.code) : error.name;
+  // A gRPC call's status code, not the HTTP status responseInfo gives as its equivalent.
+  const grpcCode = grpcCodeOf(error);
   const status = responseInfo(error)?.status;
-  return `${code}: ${error.message}${status !== undefined ? ` [HTTP ${status}]` : ''}`;
+  const tag = grpcCode !== undefined ? ` [gRPC ${grpcCodeName(grpcCode)}]` : status !== undefined ? ` [HTTP ${status}]` : '';
+  return `${code}: ${error.message}${tag}`;
 }
 
 function causeOf(error: unknown): string {

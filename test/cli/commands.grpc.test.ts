@@ -92,6 +92,10 @@ describe('--binding grpc', { skip, concurrency: 3 }, () => {
     assert.match(notFound.stderr, /TASK_NOT_FOUND: .* \[gRPC NOT_FOUND\]$/m);
     const { error: protocol } = JSON.parse(notFound.stdout) as { error: Record<string, unknown> };
     assert.deepEqual([protocol.grpcCode, protocol.status], [5, undefined]);
+    // --verbose too: responseInfo's HTTP equivalent (404) is not what went over the wire.
+    const verbose = await a2a('get', url, 'no-such-task', '--binding', 'grpc', '--verbose');
+    assert.match(verbose.stderr, /getTask failed: TASK_NOT_FOUND: .* \[gRPC NOT_FOUND\]/);
+    assert.doesNotMatch(verbose.stderr, /HTTP 404/);
 
     const r = await a2a('send', downUrl, 'hi', '--binding', 'grpc', '--json');
     assert.equal(r.code, 4, r.stderr);

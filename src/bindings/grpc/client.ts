@@ -23,7 +23,7 @@ import type {
 } from '../../protocol/types.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHOD_BY_OP, asBuffer, jsonToBinary, responseToJson, type GrpcMethod } from './codec.js';
 import { WireCodecError } from './wireCodec.js';
-import { fromGrpcError } from './errors.js';
+import { fromGrpcError, withGrpcResponse } from './errors.js';
 import { defaultTrustRoots } from './trustRoots.js';
 
 export interface GrpcTransportOptions {
@@ -119,7 +119,8 @@ function failure(error: ServiceError, call: { signal: AbortSignal; deadline?: nu
   // The deadline sent as grpc-timeout ran out, on grpc-js's timer (which can fire before the
   // Deadline's own) or the server's: the same TIMEOUT as when the Deadline fires first.
   if (error.code === grpcStatus.DEADLINE_EXCEEDED && call.deadline !== undefined) return timedOut(error);
-  return responseTooLarge(error, call.request) ?? (call.errors ?? fromGrpcError)(error);
+  // Whatever reads the status, its A2AErrors carry their HTTP equivalent for responseInfo.
+  return responseTooLarge(error, call.request) ?? withGrpcResponse((call.errors ?? fromGrpcError)(error));
 }
 
 /**

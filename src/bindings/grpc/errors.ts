@@ -9,9 +9,9 @@ import { AnySchema } from '@bufbuild/protobuf/wkt';
 import { Metadata, type ServiceError } from '@grpc/grpc-js';
 import { BadRequestSchema, ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { StatusSchema } from '../../gen/google/rpc/status_pb.js';
-import { toA2AError, type A2AError, type A2AErrorReason } from '../../protocol/errors.js';
+import { A2AError, toA2AError, type A2AErrorReason } from '../../protocol/errors.js';
 import { ERROR_TABLE, GRPC_STATUS_CODES, errorDetails, errorFromDetails, type GrpcStatusName } from '../../protocol/errorTable.js';
-import { A2AClientError } from '../../client/errors.js';
+import { A2AClientError, responseInfo, withResponse } from '../../client/errors.js';
 import { asBuffer } from './codec.js';
 
 /** Trailing metadata key of the binary google.rpc.Status. */
@@ -108,10 +108,34 @@ export function statusDetailsOf(metadata: Metadata | undefined): DecodedStatus |
 }
 
 /**
+ * What an error read from a gRPC status stands for in HTTP terms, recorded for `responseInfo`
+ * (src/client/errors.ts) as the HTTP transports record their response's: an A2AError gets the
+ * HTTP status HTTP+JSON answers it with (ERROR_TABLE: UNAUTHENTICATED 401, PERMISSION_DENIED
+ * 403, RESOURCE_EXHAUSTED 429, UNAVAILABLE 503, …) and, as Retry-After, its ErrorInfo
+ * `retryAfterMs`. So the client renews a credential after UNAUTHENTICATED and retries a rate
+ * limit or an unavailable store after the time asked for, as over HTTP. Other errors, and one
+ * already recorded, are left as they are.
+ */
+export function withGrpcResponse<E extends Error>(error: E): E {
+  if (!A2AError.is(error) || responseInfo(error) !== undefined) return error;
+  const status = ERROR_TABLE[error.reason]?.httpStatus;
+  if (status === undefined) return error;
+  const retryAfterMs = Number(error.metadata.retryAfterMs ?? Number.NaN);
+  return withResponse(error, Number.isFinite(retryAfterMs) && retryAfterMs >= 0 ? { status, retryAfterMs } : { status });
+}
+
+/** `error` with the grpc-js ServiceError as its cause (not enumerable: logs of the error stay short). */
+function causedBy<E extends Error>(error: E, cause: ServiceError): E {
+  Object.defineProperty(error, 'cause', { value: cause, enumerable: false, configurable: true, writable: true });
+  return error;
+}
+
+/**
  * Client side: a failed call → the typed A2AError its ErrorInfo.reason names (ERR-08), else the
  * A2AError its status implies (no ErrorInfo: a non-A2A server or a proxy), else a local
  * A2AClientError: NETWORK (UNAVAILABLE, CANCELLED by the peer), TIMEOUT (DEADLINE_EXCEEDED) or
- * HTTP carrying the gRPC status code.
+ * HTTP carrying the gRPC status code. A2AErrors carry their HTTP equivalent for responseInfo
+ * (withGrpcResponse).
  */
 export function fromGrpcError(error: ServiceError): A2AError | A2AClientError {
   const status = statusDetailsOf(error.metadata);
@@ -122,9 +146,7 @@ export function fromGrpcError(error: ServiceError): A2AError | A2AClientError {
   const tooLarge = name === 'RESOURCE_EXHAUSTED' && /larger than max|exceeds maximum size/i.test(message);
   const fallback = tooLarge ? 'PAYLOAD_TOO_LARGE' : REASON_BY_STATUS[name];
   if (hasKnownErrorInfo(details) || fallback !== undefined) {
-    const typed = errorFromDetails(fallback ?? 'INTERNAL', message, details);
-    Object.defineProperty(typed, 'cause', { value: error, enumerable: false, configurable: true, writable: true });
-    return typed;
+    return withGrpcResponse(causedBy(errorFromDetails(fallback ?? 'INTERNAL', message, details), error));
   }
   switch (name) {
     case 'UNAVAILABLE':
