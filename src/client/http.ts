@@ -6,7 +6,7 @@
  */
 import { readCappedResponse } from '../net/cappedRead.js';
 import { ERROR_REASONS } from '../protocol/errorReasons.js';
-import { invalidField, type A2AErrorReason } from '../protocol/errors.js';
+import { invalidField, type A2AError, type A2AErrorReason } from '../protocol/errors.js';
 import { echoedExtensions } from '../protocol/serviceParams.js';
 import type { StreamResponse } from '../protocol/types.js';
 import { A2AClientError, notSent, withResponse } from './errors.js';
@@ -128,9 +128,19 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 const REASON_BY_STATUS: Record<number, A2AErrorReason> = { 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 429: 'RESOURCE_EXHAUSTED' };
 
 /**
+ * What a non-2xx answer without an A2A error body is: a typed error for 401/403/429, else
+ * A2AClientError HTTP, its message the status and `detail` (the status text). The gRPC
+ * transport reads an answer that is not gRPC (a proxy's page) with it too.
+ */
+export function statusError(status: number, detail = ''): A2AError | A2AClientError {
+  const reason = REASON_BY_STATUS[status];
+  return reason ? ERROR_REASONS[reason].create(undefined, {}) : new A2AClientError('HTTP', `HTTP ${status}${detail ? ` ${detail}` : ''}`, { status });
+}
+
+/**
  * A non-2xx response as an error: a redirect as A2AClientError HTTP (never followed); else the
- * binding's error body when it has one (`decode`; bodies over 64 KiB are not read), else a
- * typed error for 401/403/429, else A2AClientError HTTP. Status and Retry-After are recorded.
+ * binding's error body when it has one (`decode`; bodies over 64 KiB are not read), else
+ * statusError. Status and Retry-After are recorded.
  */
 export async function errorFromResponse(res: Response, decode: (body: unknown) => Error | undefined): Promise<Error> {
   if (isRedirect(res)) return redirectError(res, { code: 'HTTP', what: 'The agent' });
@@ -140,12 +150,7 @@ export async function errorFromResponse(res: Response, decode: (body: unknown) =
   } catch {
     body = undefined;
   }
-  const reason = REASON_BY_STATUS[res.status];
-  const error: Error =
-    decode(body) ??
-    (reason
-      ? ERROR_REASONS[reason].create(undefined, {})
-      : new A2AClientError('HTTP', `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, { status: res.status }));
+  const error: Error = decode(body) ?? statusError(res.status, res.statusText);
   const retryAfterMs = retryAfter(res.headers.get('retry-after'));
   return withResponse(error, retryAfterMs === undefined ? { status: res.status } : { status: res.status, retryAfterMs });
 }

@@ -2,20 +2,26 @@
  * createClient over gRPC behaves as over JSON-RPC and HTTP+JSON where the failure is the same
  * one: a 401 renews the credential (UNAUTHENTICATED), a rate limit or an unavailable store is
  * retried after the time the server asked for (B13, R24: `responseInfo` says 429 / 503 and
- * Retry-After). Real grpc-js servers.
+ * Retry-After), a stream cut without a status is resumed (B9, STREAM-11), an answer that is not
+ * gRPC at all is the HTTP failure it is. Real grpc-js servers, and raw node:http2 ones for what no gRPC server would answer.
  */
 import assert from 'node:assert/strict';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { fromJson, toBinary, type JsonValue } from '@bufbuild/protobuf';
 import { grpcTransport, type GrpcTransportFactory } from '../../src/bindings/grpc/client.js';
 import { demoCard } from '../../src/cli/agents/demo.js';
 import { bearerToken } from '../../src/client/auth.js';
 import { createClient, type ClientOptions } from '../../src/client/client.js';
-import { responseInfo } from '../../src/client/errors.js';
+import { A2AClientError, responseInfo } from '../../src/client/errors.js';
+import { StreamResponseSchema, TaskSchema } from '../../src/gen/a2a_pb.js';
 import { serveAgent } from '../../src/node/serveAgent.js';
 import { A2AError, StoreUnavailableError } from '../../src/protocol/errors.js';
-import type { AgentCard } from '../../src/protocol/types.js';
+import type { AgentCard, StreamResponse } from '../../src/protocol/types.js';
 import type { AgentCardBase } from '../../src/server/agentDefinition.js';
 import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
+import { cardAt } from '../client/fakeAgent.js';
 import { startGrpcServer, type GrpcTestServer } from './support.js';
 
 const channels: GrpcTransportFactory[] = [];
@@ -109,5 +115,100 @@ describe('B13 R24 rate limits and an unavailable store are retried after the tim
     const client = await grpcClient(flaky.card, { retry: false });
     const error = await client.getTask({ id: 'no-such-task' }).catch((e: unknown) => e);
     assert.deepEqual(responseInfo(error), { status: 404 });
+  });
+});
+
+/** A raw HTTP/2 server: `answer` handles each request (its path, its number from 0). */
+async function rawServer(answer: (stream: http2.ServerHttp2Stream, path: string, n: number) => void): Promise<{ address: string; close: () => Promise<void> }> {
+  let n = 0;
+  const server = http2.createServer();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session) => (sessions.add(session), session.on('close', () => sessions.delete(session))));
+  server.on('stream', (stream, headers) => {
+    stream.on('error', () => {});
+    // The request must be read for the call to complete on the client.
+    stream.resume();
+    answer(stream, String(headers[':path']), n++);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The client's channel keeps its connection open: end it, or close() would wait for it.
+  const close = () => new Promise<void>((resolve) => (server.close(() => resolve()), sessions.forEach((s) => s.destroy())));
+  return { address, close };
+}
+
+/** One gRPC length-prefixed message. */
+function frame(schema: typeof StreamResponseSchema | typeof TaskSchema, json: object): Buffer {
+  const bytes = toBinary(schema, fromJson(schema, json as JsonValue));
+  const prefix = Buffer.alloc(5);
+  prefix.writeUInt32BE(bytes.length, 1);
+  return Buffer.concat([prefix, bytes]);
+}
+
+/** A gRPC answer: headers, the messages, trailers with grpc-status 0. */
+function grpcOk(stream: http2.ServerHttp2Stream, messages: Buffer[]): void {
+  stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+  stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+  stream.end(Buffer.concat(messages));
+}
+
+const TASK = { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } };
+
+describe('B9 STREAM-11 a stream cut without a gRPC status is resumed, as a dropped SSE stream is', () => {
+  test('RST_STREAM code 0 ("Call ended without gRPC status", a proxy idle timeout) → resubscribed', async () => {
+    const paths: string[] = [];
+    const server = await rawServer((stream, path) => {
+      paths.push(path.split('/').pop() as string);
+      if (path.endsWith('/SendStreamingMessage')) {
+        stream.respond({ ':status': 200, 'content-type': 'application/grpc' });
+        stream.write(frame(StreamResponseSchema, { task: TASK }), () => setTimeout(() => stream.close(http2.constants.NGHTTP2_NO_ERROR), 20));
+      } else {
+        grpcOk(stream, [frame(StreamResponseSchema, { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_COMPLETED' } } })]);
+      }
+    });
+    try {
+      const client = await grpcClient(cardAt(server.address, { binding: 'GRPC' }), { resume: { delayMs: 1 } });
+      const events: StreamResponse[] = [];
+      for await (const event of client.streamText('hi')) events.push(event);
+      assert.deepEqual(
+        events.map((e) => Object.keys(e)[0]),
+        ['task', 'statusUpdate'],
+      );
+      assert.deepEqual(paths, ['SendStreamingMessage', 'SubscribeToTask']);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('an answer that is not gRPC (a wrong port, a proxy page) is the HTTP failure it is, as over HTTP+JSON', () => {
+  test('404 / 500 HTML → A2AClientError HTTP with that status; 401 / 403 → UNAUTHENTICATED / PERMISSION_DENIED; 503 → retried', async () => {
+    const statuses = [404, 500, 401, 403, 503];
+    const server = await rawServer((stream, _path, n) => {
+      const status = statuses[n];
+      if (status === undefined) return grpcOk(stream, [frame(TaskSchema, TASK)]);
+      stream.respond({ ':status': status, 'content-type': 'text/html' });
+      stream.end(`<html><body>${status}</body></html>`);
+    });
+    try {
+      const client = await grpcClient(cardAt(server.address, { binding: 'GRPC' }), { retry: false });
+      for (const status of [404, 500]) {
+        const error = await client.getTask({ id: 't-1' }).catch((e: unknown) => e);
+        assert.ok(A2AClientError.is(error, 'HTTP') && error.status === status, `${status}: ${String(error)}`);
+        assert.deepEqual(responseInfo(error), { status });
+      }
+      for (const [status, reason] of [
+        [401, 'UNAUTHENTICATED'],
+        [403, 'PERMISSION_DENIED'],
+      ] as const) {
+        const error = await client.getTask({ id: 't-1' }).catch((e: unknown) => e);
+        assert.ok(A2AError.is(error) && error.reason === reason, `${status}: ${String(error)}`);
+        assert.deepEqual(responseInfo(error), { status });
+      }
+      const retried = await grpcClient(cardAt(server.address, { binding: 'GRPC' }), { retry: { retries: 1, baseDelayMs: 1 } });
+      assert.equal((await retried.getTask({ id: 't-1' })).id, 't-1', 'the 503 was retried');
+    } finally {
+      await server.close();
+    }
   });
 });

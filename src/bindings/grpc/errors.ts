@@ -12,6 +12,7 @@ import { StatusSchema } from '../../gen/google/rpc/status_pb.js';
 import { A2AError, toA2AError, type A2AErrorReason } from '../../protocol/errors.js';
 import { ERROR_TABLE, GRPC_STATUS_CODES, errorDetails, errorFromDetails, type GrpcStatusName } from '../../protocol/errorTable.js';
 import { A2AClientError, responseInfo, withResponse } from '../../client/errors.js';
+import { statusError } from '../../client/http.js';
 import { asBuffer } from './codec.js';
 
 /** Trailing metadata key of the binary google.rpc.Status. */
@@ -130,18 +131,48 @@ function causedBy<E extends Error>(error: E, cause: ServiceError): E {
   return error;
 }
 
+/** grpc-js's words for an answer that had no gRPC status, only an HTTP one (a proxy's page, a wrong port). */
+const HTTP_ANSWER = /^Received HTTP status code (\d{3})$/;
+
+/** grpc-js's words for a stream reset before its status (a proxy's idle timeout, a dropped connection). */
+const STREAM_RESET = /^Received RST_STREAM with code \d+/;
+
+/**
+ * A failure below gRPC, which grpc-js reports as a status of its own (no status details): an
+ * HTTP answer that was not gRPC is what HTTP+JSON makes of the same answer (statusError: 401,
+ * 403 and 429 typed, else HTTP with that status, recorded for responseInfo; a 2xx without a
+ * gRPC status is INVALID_RESPONSE); a stream reset before its status is NETWORK, as a dropped
+ * connection is, so streams are resumed and idempotent calls retried.
+ */
+function belowGrpc(error: ServiceError, message: string): A2AError | A2AClientError | undefined {
+  const http = HTTP_ANSWER.exec(message);
+  if (http) {
+    const status = Number(http[1]);
+    if (status < 300) return new A2AClientError('INVALID_RESPONSE', `The agent answered HTTP ${status} without a gRPC status`, { status });
+    // No ServiceError as the cause: its gRPC code is grpc-js's guess from the HTTP status.
+    return withResponse(statusError(status, '(not a gRPC answer: a wrong address or port, or a proxy in the way)'), { status });
+  }
+  if (error.code === GRPC_STATUS_CODES.INTERNAL && STREAM_RESET.test(message)) {
+    return new A2AClientError('NETWORK', `The gRPC stream was cut before its status: ${message}`, { cause: error, status: error.code });
+  }
+  return undefined;
+}
+
 /**
  * Client side: a failed call → the typed A2AError its ErrorInfo.reason names (ERR-08), else the
  * A2AError its status implies (no ErrorInfo: a non-A2A server or a proxy), else a local
- * A2AClientError: NETWORK (UNAVAILABLE, CANCELLED by the peer), TIMEOUT (DEADLINE_EXCEEDED) or
- * HTTP carrying the gRPC status code. A2AErrors carry their HTTP equivalent for responseInfo
- * (withGrpcResponse).
+ * A2AClientError: NETWORK (UNAVAILABLE, CANCELLED by the peer, a stream reset before its
+ * status), TIMEOUT (DEADLINE_EXCEEDED), HTTP with the HTTP status of an answer that was not
+ * gRPC, or HTTP carrying the gRPC status code. A2AErrors carry their HTTP equivalent for
+ * responseInfo (withGrpcResponse).
  */
 export function fromGrpcError(error: ServiceError): A2AError | A2AClientError {
   const status = statusDetailsOf(error.metadata);
   const details = status?.details ?? [];
   const name = grpcStatusName(error.code);
   const message = error.details || status?.message || name;
+  const below = status === undefined ? belowGrpc(error, message) : undefined;
+  if (below) return below;
   // grpc-js, C-core and Go say "message larger than max", Java "exceeds maximum size" (R15).
   const tooLarge = name === 'RESOURCE_EXHAUSTED' && /larger than max|exceeds maximum size/i.test(message);
   const fallback = tooLarge ? 'PAYLOAD_TOO_LARGE' : REASON_BY_STATUS[name];
