@@ -3,7 +3,9 @@
  * one: a 401 renews the credential (UNAUTHENTICATED), a rate limit or an unavailable store is
  * retried after the time the server asked for (B13, R24: `responseInfo` says 429 / 503 and
  * Retry-After), a stream cut without a status is resumed (B9, STREAM-11), an answer that is not
- * gRPC at all is the HTTP failure it is. Real grpc-js servers, and raw node:http2 ones for what no gRPC server would answer.
+ * gRPC at all is the HTTP failure it is, and what gRPC cannot carry (a header that is not
+ * metadata, a query parameter) is refused before anything is sent, never echoing a value.
+ * Real grpc-js servers, and raw node:http2 ones for what no gRPC server would answer.
  */
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
@@ -12,12 +14,12 @@ import { after, before, describe, test } from 'node:test';
 import { fromJson, toBinary, type JsonValue } from '@bufbuild/protobuf';
 import { grpcTransport, type GrpcTransportFactory } from '../../src/bindings/grpc/client.js';
 import { demoCard } from '../../src/cli/agents/demo.js';
-import { bearerToken } from '../../src/client/auth.js';
+import { apiKey, bearerToken } from '../../src/client/auth.js';
 import { createClient, type ClientOptions } from '../../src/client/client.js';
-import { A2AClientError, responseInfo } from '../../src/client/errors.js';
+import { A2AClientError, responseInfo, wasNotSent } from '../../src/client/errors.js';
 import { StreamResponseSchema, TaskSchema } from '../../src/gen/a2a_pb.js';
 import { serveAgent } from '../../src/node/serveAgent.js';
-import { A2AError, StoreUnavailableError } from '../../src/protocol/errors.js';
+import { A2AError, InvalidParamsError, StoreUnavailableError } from '../../src/protocol/errors.js';
 import type { AgentCard, StreamResponse } from '../../src/protocol/types.js';
 import type { AgentCardBase } from '../../src/server/agentDefinition.js';
 import { MemoryTaskStore } from '../../src/server/stores/memoryStore.js';
@@ -209,6 +211,39 @@ describe('an answer that is not gRPC (a wrong port, a proxy page) is the HTTP fa
       assert.equal((await retried.getTask({ id: 't-1' })).id, 't-1', 'the 503 was retried');
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('SEC-02 R23 what gRPC cannot carry is refused before sending, never echoing a value', () => {
+  let server: GrpcTestServer;
+  before(async () => (server = await startGrpcServer()));
+  after(() => server.close());
+
+  test('a header that is not gRPC metadata (name or value) → InvalidParamsError naming the header, not its value', async () => {
+    const client = await grpcClient(server.card);
+    for (const [name, value] of [
+      ['X-Trace!Id', 's3cret-1'],
+      ['x-token', 'José-s3cret'],
+    ] as const) {
+      const error = await client.listTasks({}, { headers: { [name]: value } }).catch((e: unknown) => e);
+      assert.ok(error instanceof InvalidParamsError, String(error));
+      assert.ok(wasNotSent(error));
+      assert.match(error.message, new RegExp(name.toLowerCase().replace('!', '\\!')));
+      assert.doesNotMatch(`${error.message} ${JSON.stringify(error.fieldViolations)}`, /s3cret/);
+    }
+  });
+
+  test('a query parameter (apiKey in the query, a `before` interceptor) → A2AClientError AUTH, nothing sent', async () => {
+    const queried = { ...server.card, securitySchemes: { key: { apiKeySecurityScheme: { location: 'query', name: 'api_key' } } } };
+    const viaKey = await grpcClient(queried, { auth: apiKey('k3y-s3cret') });
+    const viaInterceptor = await grpcClient(server.card, { interceptors: [{ before: (call) => call.query.set('sig', 'abc') }] });
+    for (const client of [viaKey, viaInterceptor]) {
+      const error = await client.listTasks().catch((e: unknown) => e);
+      assert.ok(A2AClientError.is(error, 'AUTH'), String(error));
+      assert.ok(wasNotSent(error));
+      assert.match(error.message, /query parameter.*gRPC/);
+      assert.doesNotMatch(error.message, /s3cret|abc/);
     }
   });
 });

@@ -5,7 +5,7 @@
  * wire JSON as on the other transports; codec.ts converts at the edge. Errors come back as
  * the typed A2AErrors named by ErrorInfo (ERR-08) or as A2AClientErrors. Node only.
  */
-import { Client, Metadata, status as grpcStatus, credentials as grpcCredentials, type ChannelCredentials, type ChannelOptions, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import { Client, status as grpcStatus, credentials as grpcCredentials, type ChannelCredentials, type ChannelOptions, type ClientReadableStream, type Metadata, type ServiceError } from '@grpc/grpc-js';
 import { A2AClientError } from '../../client/errors.js';
 import { checkEvent, checkResponse } from '../../client/responses.js';
 import { oneTaskCheck } from '../../client/streamTask.js';
@@ -24,6 +24,7 @@ import type {
 import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHOD_BY_OP, asBuffer, jsonToBinary, responseToJson, type GrpcMethod } from './codec.js';
 import { WireCodecError } from './wireCodec.js';
 import { fromGrpcError, withGrpcResponse } from './errors.js';
+import { checkNoQuery, metadataOf } from './callMetadata.js';
 import { defaultTrustRoots } from './trustRoots.js';
 
 export interface GrpcTransportOptions {
@@ -40,9 +41,6 @@ export interface GrpcTransportOptions {
   /** Further grpc-js channel options. */
   channelOptions?: ChannelOptions;
 }
-
-/** HTTP-only headers that have no meaning as gRPC metadata (or that gRPC sets itself). */
-const NOT_METADATA = new Set(['accept', 'content-type', 'content-length', 'host', 'connection', 'te', 'user-agent', 'transfer-encoding', 'keep-alive']);
 
 const identity = (value: Buffer): Buffer => value;
 
@@ -65,16 +63,6 @@ function channelCredentials(address: string, options: GrpcTransportOptions): Cha
     tls.key === undefined ? null : toBuffer(tls.key),
     tls.cert === undefined ? null : toBuffer(tls.cert),
   );
-}
-
-/** Service parameters, credentials and caller headers → metadata (keys arrive lowercased). */
-function metadataOf(headers: Headers): Metadata {
-  const metadata = new Metadata();
-  headers.forEach((value, name) => {
-    if (NOT_METADATA.has(name) || name.startsWith('grpc-') || name.endsWith('-bin')) return;
-    metadata.set(name, value);
-  });
-  return metadata;
 }
 
 function methodOf(op: OperationName): GrpcMethod {
@@ -242,6 +230,7 @@ class GrpcTransport implements Transport {
   constructor(private readonly client: Client) {}
 
   async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
+    checkNoQuery(call);
     const method = methodOf(call.op);
     const request = encodeRequest(method, call.request);
     const bytes = await unaryBytes(this.client, { path: method.path, request, headers: call.headers, signal: call.signal, deadline: call.deadline, echo: call });
@@ -249,6 +238,7 @@ class GrpcTransport implements Transport {
   }
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
+    checkNoQuery(call);
     const method = methodOf(call.op);
     const request = encodeRequest(method, call.request);
     const { firstId, messages } = await streamBytes(this.client, { path: method.path, request, headers: call.headers, signal: call.signal, echo: call });
