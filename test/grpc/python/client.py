@@ -23,15 +23,9 @@ from google.protobuf import json_format
 
 import a2a_protos
 import rpc_status
+from json_lines import emit
 
-out_lock = threading.Lock()
 failures = []
-
-
-def emit(obj):
-    with out_lock:
-        sys.stdout.write(json.dumps(obj) + '\n')
-        sys.stdout.flush()
 
 
 def to_json(message):

@@ -14,9 +14,7 @@ stdin ends. A call with metadata `x-test-compress: gzip` gets its answer gzip-co
   anything else         → UNIMPLEMENTED (grpcio's own answer, no details)
 Exits non-zero, saying why on stderr, when a handler failed.
 """
-import json
 import sys
-import threading
 from concurrent import futures
 
 import grpc
@@ -24,15 +22,9 @@ from google.protobuf import json_format
 
 import a2a_protos
 import rpc_status
+from json_lines import emit
 
-out_lock = threading.Lock()
 failures = []
-
-
-def emit(obj):
-    with out_lock:
-        sys.stdout.write(json.dumps(obj) + '\n')
-        sys.stdout.flush()
 
 
 def text_of(message):
