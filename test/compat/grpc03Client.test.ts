@@ -8,7 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { grpc03Transport, type Grpc03TransportFactory } from '../../src/bindings/grpc/index.js';
 import { createDemoAgent, demoCard } from '../../src/cli/agents/demo.js';
+import { apiKey } from '../../src/client/auth.js';
 import { createClient, type A2AClient } from '../../src/client/index.js';
+import { A2AClientError, wasNotSent } from '../../src/client/errors.js';
 import { serveAgent, type RunningAgent } from '../../src/node/serveAgent.js';
 import type { V03AgentCard } from '../../src/compat/v03Types.js';
 import type { Message, Part, StreamResponse, Task } from '../../src/protocol/types.js';
@@ -137,6 +139,26 @@ describe('our 0.3 gRPC client (grpc03Transport) against the official 0.3 SDK gRP
     } finally {
       factory.close();
       await noPush.close();
+    }
+  });
+
+  test('SEC-02 R23 a query parameter (apiKey in the query, a `before` interceptor) → AUTH, nothing sent, on unary and streaming calls', async () => {
+    const queried = { ...sdk.card, securitySchemes: { key: { type: 'apiKey', in: 'query', name: 'api_key' } }, security: [{ key: [] }] };
+    const viaKey = await createClient(queried as unknown as V03AgentCard, { transports: [grpc], bindings: ['GRPC'], auth: apiKey('k3y-s3cret') });
+    const viaInterceptor = await createClient(sdk.card as unknown as V03AgentCard, {
+      transports: [grpc],
+      bindings: ['GRPC'],
+      interceptors: [{ before: (call) => call.query.set('sig', 'abc') }],
+    });
+    for (const c of [viaKey, viaInterceptor]) {
+      assert.equal(c.agentInterface.protocolVersion, '0.3');
+      for (const run of [() => c.sendMessage({ message: user('never sent') }), () => collect(c.sendStreamingMessage({ message: user('never sent') }))]) {
+        const error = await run().catch((e: unknown) => e);
+        assert.ok(A2AClientError.is(error, 'AUTH'), String(error));
+        assert.ok(wasNotSent(error));
+        assert.match(error.message, /query parameter cannot be sent over gRPC \((api_key|sig)\)/);
+        assert.doesNotMatch(error.message, /s3cret|abc/);
+      }
     }
   });
 });

@@ -36,6 +36,7 @@ import {
   type GrpcErrorReader,
   type GrpcTransportOptions,
 } from './client.js';
+import { checkNoQuery } from './callMetadata.js';
 import { fromGrpcError, grpcStatusName, hasKnownErrorInfo, statusDetailsOf } from './errors.js';
 import { GRPC03_METHOD_BY_V03, paramsToGrpc03, resultFromGrpc03, type Grpc03Method } from './v03Codec.js';
 
@@ -77,7 +78,9 @@ function rpcOf(method: V03Method): Grpc03Method {
 class Grpc03Transport implements Transport {
   constructor(private readonly client: Client) {}
 
+  /** The call as bytes, for unary and streaming calls alike; a query parameter is refused first, nothing sent (as grpcTransport does). */
   private bytesCall(call: TransportCall): { rpc: Grpc03Method; method: V03Method; bytes: GrpcBytesCall } {
+    checkNoQuery(call);
     const { method, params } = v03CallOf(call);
     const rpc = rpcOf(method);
     const request = encodeRequest(rpc, paramsToGrpc03(method, params));
