@@ -100,7 +100,7 @@ describe('--binding grpc', { skip, concurrency: 3 }, () => {
     const r = await a2a('send', downUrl, 'hi', '--binding', 'grpc', '--json');
     assert.equal(r.code, 4, r.stderr);
     assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, r.stderr);
-    assert.match(r.stderr, /^a2a send: client error: NETWORK: gRPC UNAVAILABLE: .*ECONNREFUSED/);
+    assert.match(r.stderr, /^a2a send: client error: NETWORK: Could not reach gRPC 127\.0\.0\.1:\d+ over plaintext: connection refused, nothing listens on that port \(connect ECONNREFUSED 127\.0\.0\.1:\d+\) \[gRPC UNAVAILABLE\]$/m);
     assert.equal(r.stderr.match(/ECONNREFUSED/g)?.length, 1, `said once: ${r.stderr}`);
     assert.doesNotMatch(r.stderr, /HTTP|Resolution note/);
     const { error } = JSON.parse(r.stdout) as { error: Record<string, unknown> };

@@ -26,6 +26,7 @@ import { WireCodecError } from './wireCodec.js';
 import { fromGrpcError, withGrpcResponse } from './errors.js';
 import { checkNoQuery, metadataOf } from './callMetadata.js';
 import { defaultTrustRoots } from './trustRoots.js';
+import { unreachable, type GrpcEndpoint } from './unreachable.js';
 
 export interface GrpcTransportOptions {
   /**
@@ -53,9 +54,7 @@ function isLoopback(address: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-function channelCredentials(address: string, options: GrpcTransportOptions): ChannelCredentials {
-  if (options.credentials) return options.credentials;
-  const tls = options.tls ?? !isLoopback(address);
+function channelCredentials(tls: NonNullable<GrpcTransportOptions['tls']>): ChannelCredentials {
   if (tls === false) return grpcCredentials.createInsecure();
   if (tls === true) return grpcCredentials.createSsl(defaultTrustRoots());
   return grpcCredentials.createSsl(
@@ -102,13 +101,16 @@ function aborted(signal: AbortSignal, cause: unknown = signal.reason): A2AClient
 /** How a failed call's status becomes the error thrown (default fromGrpcError). */
 export type GrpcErrorReader = (error: ServiceError) => Error;
 
-function failure(error: ServiceError, call: { signal: AbortSignal; deadline?: number | undefined; request?: Buffer; errors?: GrpcErrorReader | undefined }): Error {
+type FailedCall = { signal: AbortSignal; deadline?: number | undefined; request?: Buffer; errors?: GrpcErrorReader | undefined };
+
+function failure(error: ServiceError, call: FailedCall, endpoint: GrpcEndpoint): Error {
   if (call.signal.aborted) return aborted(call.signal, call.signal.reason ?? error);
   // The deadline sent as grpc-timeout ran out, on grpc-js's timer (which can fire before the
   // Deadline's own) or the server's: the same TIMEOUT as when the Deadline fires first.
   if (error.code === grpcStatus.DEADLINE_EXCEEDED && call.deadline !== undefined) return timedOut(error);
   // Whatever reads the status, its A2AErrors carry their HTTP equivalent for responseInfo.
-  return responseTooLarge(error, call.request) ?? withGrpcResponse((call.errors ?? fromGrpcError)(error));
+  // A call that never reached the server says where it went, how, and the likely cause.
+  return responseTooLarge(error, call.request) ?? unreachable(error, endpoint) ?? withGrpcResponse((call.errors ?? fromGrpcError)(error));
 }
 
 /**
@@ -147,15 +149,21 @@ function recordExtensions(call: GrpcBytesCall, metadata: Metadata | undefined): 
   if (call.echo) call.echo.activatedExtensions = echoedExtensions((name) => metadata?.get(name).join(', '));
 }
 
+/** A channel of a channelPool: its grpc-js client, and where and how it connects. */
+export interface GrpcChannel {
+  client: Client;
+  endpoint: GrpcEndpoint;
+}
+
 /** A unary call: the response message's bytes, or the call's error (aborts cancel the call). */
-export function unaryBytes(client: Client, call: GrpcBytesCall): Promise<Buffer> {
+export function unaryBytes({ client, endpoint }: GrpcChannel, call: GrpcBytesCall): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     if (call.signal.aborted) return reject(aborted(call.signal));
     const onAbort = (): void => pending.cancel();
     const options = call.deadline === undefined ? {} : { deadline: call.deadline };
     const pending = client.makeUnaryRequest<Buffer, Buffer>(call.path, identity, identity, call.request, metadataOf(call.headers), options, (error, value) => {
       call.signal.removeEventListener('abort', onAbort);
-      if (error) reject(failure(error, call));
+      if (error) reject(failure(error, call, endpoint));
       else resolve(value ?? Buffer.alloc(0));
     });
     pending.on('metadata', (metadata: Metadata) => recordExtensions(call, metadata));
@@ -175,7 +183,7 @@ export interface GrpcBytesStream {
  * call that ends OK with no message (a trailers-only response) is an empty stream, as an SSE
  * stream that ends without events is on the HTTP transports.
  */
-export async function streamBytes(client: Client, opened: GrpcBytesCall): Promise<GrpcBytesStream> {
+export async function streamBytes({ client, endpoint }: GrpcChannel, opened: GrpcBytesCall): Promise<GrpcBytesStream> {
   // A stream's deadline bounds its opening only (the signal does that): not sent as grpc-timeout.
   const call: GrpcBytesCall = { ...opened, deadline: undefined };
   if (call.signal.aborted) throw aborted(call.signal);
@@ -194,7 +202,7 @@ export async function streamBytes(client: Client, opened: GrpcBytesCall): Promis
     const headers = await new Promise<Metadata | undefined>((resolve, reject) => {
       failOpen = reject;
       stream.once('metadata', resolve);
-      stream.once('error', (error: ServiceError) => reject(failure(error, call)));
+      stream.once('error', (error: ServiceError) => reject(failure(error, call, endpoint)));
       // A trailers-only OK emits neither 'metadata' nor 'error', and 'end' waits for a reader.
       stream.once('status', () => resolve(undefined));
       stream.once('end', () => resolve(undefined));
@@ -202,7 +210,7 @@ export async function streamBytes(client: Client, opened: GrpcBytesCall): Promis
     failOpen = undefined;
     recordExtensions(call, headers);
     const first = Number(headers?.get(FIRST_EVENT_ID_KEY)[0] ?? Number.NaN);
-    return { firstId: Number.isInteger(first) ? first : undefined, messages: readMessages(stream, { call, state, onAbort }) };
+    return { firstId: Number.isInteger(first) ? first : undefined, messages: readMessages(stream, { call, endpoint, state, onAbort }) };
   } catch (error) {
     call.signal.removeEventListener('abort', onAbort);
     stream.cancel();
@@ -212,13 +220,13 @@ export async function streamBytes(client: Client, opened: GrpcBytesCall): Promis
 
 async function* readMessages(
   stream: ClientReadableStream<Buffer>,
-  ctx: { call: GrpcBytesCall; state: { error?: ServiceError }; onAbort: () => void },
+  ctx: { call: GrpcBytesCall; endpoint: GrpcEndpoint; state: { error?: ServiceError }; onAbort: () => void },
 ): AsyncGenerator<Buffer> {
   try {
     for await (const chunk of stream) yield chunk as Buffer;
   } catch (error) {
     const e = ctx.state.error ?? (error as ServiceError);
-    throw typeof e === 'object' && e !== null && 'code' in e ? failure(e, ctx.call) : error;
+    throw typeof e === 'object' && e !== null && 'code' in e ? failure(e, ctx.call, ctx.endpoint) : error;
   } finally {
     ctx.call.signal.removeEventListener('abort', ctx.onAbort);
     // The consumer stopped early: tell the server, which frees the subscription (R8).
@@ -227,13 +235,13 @@ async function* readMessages(
 }
 
 class GrpcTransport implements Transport {
-  constructor(private readonly client: Client) {}
+  constructor(private readonly channel: GrpcChannel) {}
 
   async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
     checkNoQuery(call);
     const method = methodOf(call.op);
     const request = encodeRequest(method, call.request);
-    const bytes = await unaryBytes(this.client, { path: method.path, request, headers: call.headers, signal: call.signal, deadline: call.deadline, echo: call });
+    const bytes = await unaryBytes(this.channel, { path: method.path, request, headers: call.headers, signal: call.signal, deadline: call.deadline, echo: call });
     return decodeResponse<OperationResponses[K]>(method.output, bytes);
   }
 
@@ -241,7 +249,7 @@ class GrpcTransport implements Transport {
     checkNoQuery(call);
     const method = methodOf(call.op);
     const request = encodeRequest(method, call.request);
-    const { firstId, messages } = await streamBytes(this.client, { path: method.path, request, headers: call.headers, signal: call.signal, echo: call });
+    const { firstId, messages } = await streamBytes(this.channel, { path: method.path, request, headers: call.headers, signal: call.signal, echo: call });
     return (async function* () {
       let index = 0;
       for await (const bytes of messages) {
@@ -254,25 +262,34 @@ class GrpcTransport implements Transport {
   }
 }
 
+/** The `host:port` of an interface url (GRPC-06), a scheme some cards add dropped. */
+function addressOf(url: string): string {
+  return url.replace(/^(grpcs?|https?):\/\//i, '').replace(/\/$/, '');
+}
+
 /** One channel (HTTP/2 connection) per address, for the interfaces' urls (`host:port`, GRPC-06). */
-export function channelPool(options: GrpcTransportOptions): { get(url: string): Client; close(): void } {
-  const clients = new Map<string, Client>();
+export function channelPool(options: GrpcTransportOptions): { get(url: string): GrpcChannel; close(): void } {
+  const channels = new Map<string, GrpcChannel>();
   return {
     get(url) {
-      const address = url.replace(/^(grpcs?|https?):\/\//, '').replace(/\/$/, '');
-      let client = clients.get(address);
-      if (!client) {
-        client = new Client(address, channelCredentials(address, options), {
+      const address = addressOf(url);
+      const tls = options.tls ?? !isLoopback(address);
+      const key = `${tls === false ? 'h2c' : 'tls'} ${address}`;
+      let channel = channels.get(key);
+      if (!channel) {
+        const credentials = options.credentials ?? channelCredentials(tls);
+        const client = new Client(address, credentials, {
           'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
           ...options.channelOptions,
         });
-        clients.set(address, client);
+        channel = { client, endpoint: { address, tls: credentials._isSecure() } };
+        channels.set(key, channel);
       }
-      return client;
+      return channel;
     },
     close() {
-      for (const client of clients.values()) client.close();
-      clients.clear();
+      for (const { client } of channels.values()) client.close();
+      channels.clear();
     },
   };
 }

@@ -15,7 +15,7 @@
  * method as the 0.3 SDK client reads it (FAILED_PRECONDITION on cancel → TaskNotCancelable,
  * UNIMPLEMENTED on a push method → PushNotificationNotSupported, …), else as fromGrpcError does.
  */
-import type { Client, ServiceError } from '@grpc/grpc-js';
+import type { ServiceError } from '@grpc/grpc-js';
 import { streamEventFromProto03 } from '../../compat/protoJson03.js';
 import type { V03UnaryMethod } from '../../compat/results.js';
 import type { V03Method } from '../../compat/v03Types.js';
@@ -33,6 +33,7 @@ import {
   streamBytes,
   unaryBytes,
   type GrpcBytesCall,
+  type GrpcChannel,
   type GrpcErrorReader,
   type GrpcTransportOptions,
 } from './client.js';
@@ -76,7 +77,7 @@ function rpcOf(method: V03Method): Grpc03Method {
 }
 
 class Grpc03Transport implements Transport {
-  constructor(private readonly client: Client) {}
+  constructor(private readonly channel: GrpcChannel) {}
 
   /** The call as bytes, for unary and streaming calls alike; a query parameter is refused first, nothing sent (as grpcTransport does). */
   private bytesCall(call: TransportCall): { rpc: Grpc03Method; method: V03Method; bytes: GrpcBytesCall } {
@@ -89,13 +90,13 @@ class Grpc03Transport implements Transport {
 
   async unary<K extends UnaryOperationName>(call: TransportCall<K>): Promise<OperationResponses[K]> {
     const { rpc, method, bytes } = this.bytesCall(call);
-    const json = decodeResponse<unknown>(rpc.output, await unaryBytes(this.client, bytes));
+    const json = decodeResponse<unknown>(rpc.output, await unaryBytes(this.channel, bytes));
     return v03Result<K>(method as V03UnaryMethod, translated(() => resultFromGrpc03(method, json)));
   }
 
   async stream(call: TransportCall<StreamingOperationName>): Promise<AsyncIterable<StreamItem>> {
     const { rpc, bytes } = this.bytesCall(call);
-    const { messages } = await streamBytes(this.client, bytes);
+    const { messages } = await streamBytes(this.channel, bytes);
     return (async function* () {
       for await (const message of messages) {
         const { event, final } = v03Event(streamEventFromProto03(decodeResponse<unknown>(rpc.output, message)));
