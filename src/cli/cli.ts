@@ -240,13 +240,13 @@ export function bindingOf(value: string | undefined): string | undefined {
 }
 
 /**
- * The gRPC transport, loaded only when asked for (it needs @grpc/grpc-js). The card's GRPC url
- * is `host:port` without a scheme (GRPC-06), so the agent URL decides: TLS when it is https
- * (trusting what HTTPS trusts: Node's roots and NODE_EXTRA_CA_CERTS), else the transport's
- * default (plaintext on loopback, TLS elsewhere). `--cert/--key/--cacert` (`tls`) mean TLS, with
- * that client certificate and those roots.
+ * The gRPC transport, loaded only when asked for (it needs @grpc/grpc-js). TLS or plaintext is
+ * the library's rule (defaultTls in src/bindings/grpc/client.ts): TLS when the card came over
+ * https (trusting what HTTPS trusts: Node's roots and NODE_EXTRA_CA_CERTS) or the address is not
+ * loopback, plaintext for a loopback address of a card read over http. `--cert/--key/--cacert`
+ * (`tls`) mean TLS, with that client certificate and those roots.
  */
-async function grpcTransportFactory(cli: Cli, agentHref: string, tls: ClientTls | undefined): Promise<TransportFactory> {
+async function grpcTransportFactory(cli: Cli, tls: ClientTls | undefined): Promise<TransportFactory> {
   let mod: Record<string, unknown>;
   try {
     mod = (await import('../bindings/grpc/index.js')) as unknown as Record<string, unknown>;
@@ -256,7 +256,7 @@ async function grpcTransportFactory(cli: Cli, agentHref: string, tls: ClientTls 
   // 1.0 and 0.3 gRPC interfaces (1.0 preferred): an A2A 0.3 agent offering only gRPC is reachable too.
   const make = mod.grpc03Transport;
   if (typeof make !== 'function') throw new CliError('gRPC binding not available: no grpc03Transport in src/bindings/grpc', EXIT.USAGE);
-  const options = tls ? { tls } : new URL(agentHref).protocol === 'https:' ? { tls: true } : {};
+  const options = tls ? { tls } : {};
   const factory = (make as (o: typeof options) => TransportFactory & { close?: () => void })(options);
   if (typeof factory?.create !== 'function' || factory.binding !== 'GRPC') {
     throw new CliError('gRPC binding not available: grpc03Transport() is not a client transport factory', EXIT.USAGE);
@@ -366,18 +366,18 @@ export async function connect(cli: Cli, url: string, flags: ClientFlags): Promis
   // A2A 0.3 agents (their cards, the 0.3 interfaces, the fallback after VersionNotSupported) need nothing: the client does it.
   const binding = bindingOf(flags.binding);
   const tls = clientTlsOf(flags);
-  if (binding) return createClient(href, await withBinding(cli, { options, binding, href, tls }));
+  if (binding) return createClient(href, await withBinding(cli, { options, binding, tls }));
   // Without --binding the card decides: fetched once, here, so that an agent offering only
   // gRPC is called over gRPC (its transport loaded only then) rather than refused.
   const card = await fetchCard(href, { ...options, fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)) });
   const bindings = defaultBindings(card);
-  return createClient(card, bindings.includes(GRPC_BINDING) ? await withBinding(cli, { options, binding: GRPC_BINDING, href, tls }) : options);
+  return createClient(card, bindings.includes(GRPC_BINDING) ? await withBinding(cli, { options, binding: GRPC_BINDING, tls }) : options);
 }
 
 /** `options` limited to `binding`, with the gRPC transport (loaded now) when it is gRPC. */
-async function withBinding(cli: Cli, target: { options: ClientOptions; binding: string; href: string; tls: ClientTls | undefined }): Promise<ClientOptions> {
+async function withBinding(cli: Cli, target: { options: ClientOptions; binding: string; tls: ClientTls | undefined }): Promise<ClientOptions> {
   const options: ClientOptions = { ...target.options, bindings: [target.binding] };
-  if (target.binding === GRPC_BINDING) options.transports = [await grpcTransportFactory(cli, target.href, target.tls)];
+  if (target.binding === GRPC_BINDING) options.transports = [await grpcTransportFactory(cli, target.tls)];
   return options;
 }
 

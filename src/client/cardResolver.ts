@@ -152,6 +152,23 @@ export function rawCardOf(card: AgentCard): unknown {
   return RAW_CARDS.get(card) ?? card;
 }
 
+/** Cards read by resolveCard → the URL they were read from. */
+const CARD_URLS = new WeakMap<AgentCard, string>();
+
+/**
+ * The URL `card` was read from by resolveCard (createClient with an agent URL, fetchCard), else
+ * undefined: its scheme says whether the agent serves TLS (TransportContext.cardUrl).
+ */
+export function cardUrlOf(card: AgentCard): string | undefined {
+  return CARD_URLS.get(card);
+}
+
+/** `card`, remembered as read from `url`. */
+function readFrom(card: AgentCard, url: string): AgentCard {
+  CARD_URLS.set(card, url);
+  return card;
+}
+
 /**
  * An A2A 0.3 card as a 1.0 card whose interfaces say `protocolVersion: '0.3'` (the translation,
  * src/compat, is loaded only now); undefined for a card of another shape.
@@ -212,7 +229,7 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   const cache = options.cache === false ? undefined : (options.cache ?? defaultCardCache);
   const cached = cache?.get(url);
   const source = `The agent card at ${url}`;
-  if (cached && Date.now() < cached.freshUntil) return verifiedFromCache(cached.card, { ...options, cardUrl: url }, source);
+  if (cached && Date.now() < cached.freshUntil) return readFrom(await verifiedFromCache(cached.card, { ...options, cardUrl: url }, source), url);
   const headers = new Headers({ accept: 'application/json', [VERSION_HEADER]: PROTOCOL_VERSION });
   // The caller's headers replace these whatever their case (`-H A2A-Version=0.3` asks for the 0.3 card).
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
@@ -228,7 +245,7 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
     const until = freshUntil(res.headers);
     if (until === undefined) cache?.delete(url);
     else cached.freshUntil = until;
-    return verifiedFromCache(cached.card, { ...options, cardUrl: url }, source);
+    return readFrom(await verifiedFromCache(cached.card, { ...options, cardUrl: url }, source), url);
   }
   if (!res.ok) throw new A2AClientError('BAD_CARD', `No agent card at ${url} (HTTP ${res.status})`, { status: res.status });
   const maxBytes = options.maxCardBytes ?? DEFAULT_MAX_CARD_BYTES;
@@ -260,5 +277,5 @@ export async function resolveCard(agentUrl: string | URL, options: ResolveCardOp
   } else {
     cache?.delete(url);
   }
-  return card;
+  return readFrom(card, url);
 }

@@ -18,7 +18,7 @@ import type {
   TaskPushNotificationConfig,
   UnaryOperationName,
 } from '../protocol/types.js';
-import { checkCard, rawCardOf, readAgentCard, resolveCard } from './cardResolver.js';
+import { cardUrlOf, checkCard, rawCardOf, readAgentCard, resolveCard } from './cardResolver.js';
 import { responseInfo } from './errors.js';
 import type { V03AgentCard } from '../compat/v03Types.js';
 import type { CallResult, ClientCall } from './interceptors.js';
@@ -68,7 +68,9 @@ export async function createClient(agent: string | URL | AgentCard | V03AgentCar
   }
   const { bindings, versions, maxEventSize, maxResponseBytes } = options;
   const { agentInterface, factory } = selectInterface(card, transportsOf(options), { bindings, versions });
-  const transport = factory.create(agentInterface, { fetch, card, ...(versions ? { versions } : {}), maxEventSize, maxResponseBytes });
+  // cardUrl: also for a card fetchCard / resolveCard read before (the CLI's).
+  const context = { fetch, card, cardUrl: cardUrlOf(card), maxEventSize, maxResponseBytes };
+  const transport = factory.create(agentInterface, { ...context, ...(versions ? { versions } : {}) });
   return new A2AClient({ card, agentInterface, transport, options, fetch, cardSource });
 }
 

@@ -59,6 +59,12 @@ export interface TransportContext {
   /** The agent card the interface was chosen from. */
   card?: AgentCard;
   /**
+   * The URL the card was read from (resolveCard, createClient with an agent URL); unset for a
+   * card given as an object. An https card URL says the agent serves TLS: the gRPC transport
+   * then uses TLS for the card's gRPC interface, loopback included.
+   */
+  cardUrl?: string | undefined;
+  /**
    * The protocol versions the client may use (ClientOptions.versions); a transport falls back
    * to another version (A2A 0.3 after VersionNotSupported) only when it is listed.
    */

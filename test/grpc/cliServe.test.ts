@@ -5,7 +5,7 @@
  * not offer --grpc-port.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { after, describe, test } from 'node:test';
 import { createGrpcClient } from '../../src/bindings/grpc/client.js';
 import { serveHelp } from '../../src/cli/commands/serve.js';
 import type { AgentCard } from '../../src/protocol/types.js';
-import { runA2A, type A2AProcess } from '../cli/cliHelpers.js';
+import { REPO_ROOT, runA2A, type A2AProcess } from '../cli/cliHelpers.js';
 
 const skip = serveHelp.includes('--grpc-port') ? false : 'the CLI has no --grpc-port yet';
 const procs: A2AProcess[] = [];
@@ -98,6 +98,27 @@ describe('a2a serve --grpc-port', { skip }, () => {
         assert.equal(code, 0, `GRPC_DEFAULT_SSL_ROOTS_FILE_PATH=${grpcRoots}: ${send.stderr}`);
         assert.ok('message' in (JSON.parse(send.stdout) as object), send.stdout);
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('GRPC-01 the docs snippet createClient(https://localhost:P, grpcTransport()) speaks TLS to the loopback gRPC interface, as a2a send does', async () => {
+    const dir = selfSignedCert();
+    try {
+      const urls = await serve(['--grpc-port', '0', '--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem')]);
+      const base = new URL(urls.card).origin;
+      const child = spawn(process.execPath, ['--conditions=a2a-kit-source', '--import', 'tsx', join(REPO_ROOT, 'test/grpc/fixtures/docsGrpcClient.ts'), base], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+      await new Promise((resolve) => child.once('close', resolve));
+      assert.deepEqual(JSON.parse(out || '{}'), { ok: true, binding: 'GRPC', kind: 'message' }, err);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

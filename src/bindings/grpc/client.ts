@@ -30,9 +30,10 @@ import { unreachable, type GrpcEndpoint } from './unreachable.js';
 
 export interface GrpcTransportOptions {
   /**
-   * Plaintext or TLS. Default: plaintext (h2c) for loopback addresses, TLS for anything else
-   * (GRPC-01), trusting the roots HTTPS trusts (Node's, NODE_EXTRA_CA_CERTS; see trustRoots.ts). `{ ca }` trusts these PEM roots; `{ cert, key }` adds a
-   * client certificate (mTLS).
+   * Plaintext or TLS. Default (defaultTls): TLS (GRPC-01), trusting the roots HTTPS trusts
+   * (Node's, NODE_EXTRA_CA_CERTS; see trustRoots.ts); plaintext (h2c) only for a loopback address
+   * of an agent whose card did not come over https. `{ ca }` trusts these PEM roots;
+   * `{ cert, key }` adds a client certificate (mTLS).
    */
   tls?: boolean | { ca?: string | Uint8Array; cert?: string | Uint8Array; key?: string | Uint8Array };
   /** Channel credentials, overriding `tls`. */
@@ -262,18 +263,31 @@ class GrpcTransport implements Transport {
   }
 }
 
+/**
+ * Whether a channel to `url` uses TLS when the caller did not say (GRPC-01): TLS, except
+ * plaintext (h2c) for a loopback address (`localhost`, `127.x.x.x`, `::1`) unless the agent is
+ * known to serve TLS: its card was read over https (`cardUrl`), or the interface url says
+ * `grpcs://` or `https://`. A card fetched from `https://localhost:8443` means TLS for its
+ * `localhost:50051` gRPC interface too; a card read over http, or none (createGrpcClient with
+ * a bare `host:port`), leaves loopback in plaintext.
+ */
+export function defaultTls(url: string, cardUrl?: string): boolean {
+  if (/^(grpcs|https):\/\//i.test(url) || (cardUrl !== undefined && /^https:/i.test(cardUrl))) return true;
+  return !isLoopback(addressOf(url));
+}
+
 /** The `host:port` of an interface url (GRPC-06), a scheme some cards add dropped. */
 function addressOf(url: string): string {
   return url.replace(/^(grpcs?|https?):\/\//i, '').replace(/\/$/, '');
 }
 
-/** One channel (HTTP/2 connection) per address, for the interfaces' urls (`host:port`, GRPC-06). */
-export function channelPool(options: GrpcTransportOptions): { get(url: string): GrpcChannel; close(): void } {
+/** One channel (HTTP/2 connection) per address and TLS choice, for the interfaces' urls (`host:port`, GRPC-06). */
+export function channelPool(options: GrpcTransportOptions): { get(url: string, cardUrl?: string): GrpcChannel; close(): void } {
   const channels = new Map<string, GrpcChannel>();
   return {
-    get(url) {
+    get(url, cardUrl) {
       const address = addressOf(url);
-      const tls = options.tls ?? !isLoopback(address);
+      const tls = options.tls ?? defaultTls(url, cardUrl);
       const key = `${tls === false ? 'h2c' : 'tls'} ${address}`;
       let channel = channels.get(key);
       if (!channel) {
@@ -308,7 +322,7 @@ export function grpcTransport(options: GrpcTransportOptions = {}): GrpcTransport
   const channels = channelPool(options);
   return {
     binding: 'GRPC',
-    create: (agentInterface) => new GrpcTransport(channels.get(agentInterface.url)),
+    create: (agentInterface, context) => new GrpcTransport(channels.get(agentInterface.url, context.cardUrl)),
     close: () => channels.close(),
   };
 }

@@ -129,7 +129,7 @@ export function grpc03Transport(options: GrpcTransportOptions = {}): Grpc03Trans
     ...withV03({
       binding: 'GRPC',
       create: (agentInterface, context) => v10.create(agentInterface, context),
-      load: async () => (url) => new Grpc03Transport(channels.get(url)),
+      load: async () => (url, context) => new Grpc03Transport(channels.get(url, context.cardUrl)),
     }),
     close() {
       v10.close();
