@@ -281,6 +281,16 @@ function addressOf(url: string): string {
   return url.replace(/^(grpcs?|https?):\/\//i, '').replace(/\/$/, '');
 }
 
+/**
+ * HTTP/2 keepalive while calls are open: a PING after 30 s without one, the connection given up
+ * when it is not answered within 10 s. A stream to an instance that froze or was cut off without
+ * FIN or RST then fails NETWORK within about 40 s (createClient resubscribes, R24) instead of
+ * waiting forever. No PINGs without calls: servers on gRPC's C core or Go count those as abuse.
+ * A server that finds 30 s too often answers GOAWAY `too_many_pings`, and grpc-js doubles the
+ * interval. `channelOptions` overrides either.
+ */
+export const DEFAULT_KEEPALIVE: ChannelOptions = { 'grpc.keepalive_time_ms': 30_000, 'grpc.keepalive_timeout_ms': 10_000 };
+
 /** One channel (HTTP/2 connection) per address and TLS choice, for the interfaces' urls (`host:port`, GRPC-06). */
 export function channelPool(options: GrpcTransportOptions): { get(url: string, cardUrl?: string): GrpcChannel; close(): void } {
   const channels = new Map<string, GrpcChannel>();
@@ -293,6 +303,7 @@ export function channelPool(options: GrpcTransportOptions): { get(url: string, c
       if (!channel) {
         const credentials = options.credentials ?? channelCredentials(tls);
         const client = new Client(address, credentials, {
+          ...DEFAULT_KEEPALIVE,
           'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
           ...options.channelOptions,
         });
