@@ -5,7 +5,7 @@
  * not offer --grpc-port.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,8 @@ import { after, describe, test } from 'node:test';
 import { createGrpcClient } from '../../src/bindings/grpc/client.js';
 import { serveHelp } from '../../src/cli/commands/serve.js';
 import type { AgentCard } from '../../src/protocol/types.js';
-import { REPO_ROOT, runA2A, type A2AProcess } from '../cli/cliHelpers.js';
+import { runA2A, type A2AProcess } from '../cli/cliHelpers.js';
+import { runFixture } from '../support/fixtureProcess.js';
 
 const skip = serveHelp.includes('--grpc-port') ? false : 'the CLI has no --grpc-port yet';
 const procs: A2AProcess[] = [];
@@ -108,16 +109,7 @@ describe('a2a serve --grpc-port', { skip }, () => {
     try {
       const urls = await serve(['--grpc-port', '0', '--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem')]);
       const base = new URL(urls.card).origin;
-      const child = spawn(process.execPath, ['--conditions=a2a-kit-source', '--import', 'tsx', join(REPO_ROOT, 'test/grpc/fixtures/docsGrpcClient.ts'), base], {
-        cwd: REPO_ROOT,
-        env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      let err = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-      await new Promise((resolve) => child.once('close', resolve));
+      const { out, err } = await runFixture('test/grpc/fixtures/docsGrpcClient.ts', [base], { NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') });
       assert.deepEqual(JSON.parse(out || '{}'), { ok: true, binding: 'GRPC', kind: 'message' }, err);
     } finally {
       rmSync(dir, { recursive: true, force: true });

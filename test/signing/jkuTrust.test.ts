@@ -7,7 +7,6 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import https from 'node:https';
@@ -18,7 +17,8 @@ import { signAgentCard, jwksOf } from '../../src/signing/cardSigner.js';
 import type { Jwks } from '../../src/signing/cardSignature.js';
 import type { AgentCard } from '../../src/protocol/types.js';
 import { hasOpenssl, makePki, type TestPki } from '../auth/support.js';
-import { REPO_ROOT, runA2A } from '../cli/cliHelpers.js';
+import { runA2A } from '../cli/cliHelpers.js';
+import { runFixture } from '../support/fixtureProcess.js';
 import { realisticCard } from './fixtures/realisticCard.js';
 
 const skip = hasOpenssl() ? false : 'openssl is not installed';
@@ -95,16 +95,7 @@ async function a2aCard(args: string[]): Promise<{ code: number | null; stdout: s
 }
 
 async function client(url: string, mode: string): Promise<{ ok: boolean; reason?: string; message?: string; seen?: Array<{ verified: boolean; reason?: string }> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'test/signing/fixtures/resolveSignedCard.ts'), url, mode], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  await new Promise((resolve) => child.once('close', resolve));
+  const { out, err } = await runFixture('test/signing/fixtures/resolveSignedCard.ts', [url, mode], { NODE_EXTRA_CA_CERTS: caFile });
   assert.ok(out.trim(), err);
   return JSON.parse(out) as { ok: boolean; reason?: string; message?: string };
 }
