@@ -8,6 +8,9 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { DEFAULT_MAX_MESSAGE_BYTES, GRPC_SERVICE_NAME } from './codec.js';
 import { GRPC03_SERVICE_NAME } from './v03Codec.js';
+import { receiveTimeout } from './receiveTimeout.js';
+import { http2ServersOf } from './grpcJsInternals.js';
+import { logError, type ErrorHook } from '../../server/errorHook.js';
 import { createHealthService } from './healthService.js';
 import type { HealthWatchLimits } from './healthWatchSlots.js';
 import type { ServerHealth } from '../../server/serverHealth.js';
@@ -21,8 +24,29 @@ export interface ServeGrpcOptions extends Grpc03ServiceOptions {
   host?: string;
   /** Largest request message accepted (default 4 MiB; larger → RESOURCE_EXHAUSTED, R15). */
   maxMessageBytes?: number;
-  /** Most concurrent calls per HTTP/2 connection (default unlimited). */
+  /**
+   * Time allowed to receive a call's whole request (default 30 s, as the HTTP listener's
+   * requestTimeoutMs); a call whose request has not arrived by then ends DEADLINE_EXCEEDED and
+   * its stream is reset (receiveTimeout.ts). Responses (streams) are not timed.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Most concurrent calls per HTTP/2 connection (default 100, the least RFC 9113 §6.5.2 asks
+   * servers to allow; grpc-go and grpc-java leave it unlimited). Clients queue calls past it.
+   */
   maxConcurrentStreams?: number;
+  /** Most open connections (default 20,000, as the HTTP listener); more are closed as they come. */
+  maxConnections?: number;
+  /** A connection without calls for this long is closed with GOAWAY (default 5 min; 0: never). */
+  maxConnectionIdleMs?: number;
+  /**
+   * A connection this old (±10 %) is sent GOAWAY: its client opens a new one, which a load
+   * balancer may place elsewhere (default 30 min; 0: never). Calls running then have
+   * `maxConnectionAgeGraceMs` (default 30 s) to finish; streams still open are then cut and
+   * their clients resubscribe (SubscribeToTask with last-event-id).
+   */
+  maxConnectionAgeMs?: number;
+  maxConnectionAgeGraceMs?: number;
   /**
    * Ping every connection this often (default 30 s; 0 turns it off); one that does not answer
    * within the same time (at most 20 s) is closed. Clients answer pings themselves, so long
@@ -64,6 +88,22 @@ export interface ServeGrpcOptions extends Grpc03ServiceOptions {
 const KEEPALIVE_MS = 30_000;
 const KEEPALIVE_TIMEOUT_MS = 20_000;
 
+type ListenerLimits = Required<Pick<ServeGrpcOptions, 'requestTimeoutMs' | 'maxConcurrentStreams' | 'maxConnections' | 'maxConnectionIdleMs' | 'maxConnectionAgeMs' | 'maxConnectionAgeGraceMs'>> & {
+  maxSessionMemoryMb: number;
+};
+
+/** The listener's defaults (docs/grpc.md, "Limits"): parity with the HTTP listener's (src/node/serve.ts). */
+export const GRPC_LISTENER_DEFAULTS: Readonly<ListenerLimits> = {
+  requestTimeoutMs: 30_000,
+  maxConcurrentStreams: 100,
+  maxConnections: 20_000,
+  maxConnectionIdleMs: 5 * 60_000,
+  maxConnectionAgeMs: 30 * 60_000,
+  maxConnectionAgeGraceMs: 30_000,
+  /** Node's HTTP/2 session memory cap per connection, MB (grpc-js turns it off; Node's own default is 10). */
+  maxSessionMemoryMb: 64,
+};
+
 export interface RunningGrpcServer {
   /** `host:port`, the form a card's GRPC AgentInterface.url takes (GRPC-06). */
   readonly address: string;
@@ -76,11 +116,15 @@ export interface RunningGrpcServer {
 
 /** Listens for gRPC on its own port (plaintext h2c unless `tls` is given). */
 export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions = {}): Promise<RunningGrpcServer> {
+  const limits: ListenerLimits = { ...GRPC_LISTENER_DEFAULTS, ...definedOf(options) };
   const server = new Server({
     'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-    ...(options.maxConcurrentStreams ? { 'grpc.max_concurrent_streams': options.maxConcurrentStreams } : {}),
+    'grpc.max_concurrent_streams': limits.maxConcurrentStreams,
+    'grpc-node.max_session_memory': limits.maxSessionMemoryMb,
+    ...connectionLifetime(limits),
     ...keepalive(options.keepaliveMs ?? KEEPALIVE_MS),
     ...options.serverOptions,
+    interceptors: [receiveTimeout(limits.requestTimeoutMs)],
   });
   const compat03 = options.compat03 !== false;
   const services = [createGrpcService(source, { ...options, compat03 }), ...(compat03 ? [createGrpc03Service(source, options)] : [])];
@@ -101,6 +145,7 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${bindHost}:${options.port ?? 0}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound)));
   });
+  capConnections(server, limits.maxConnections, options.onError ?? logError);
   let closed: Promise<void> | undefined;
   return {
     address: `${bindHost}:${port}`,
@@ -140,6 +185,30 @@ class ClientCertificateCredentials extends ServerCredentials {
   _equals(other: ServerCredentials): boolean {
     return other === this;
   }
+}
+
+/** The options given (not undefined), to lay over the defaults. */
+function definedOf(options: ServeGrpcOptions): Partial<ListenerLimits> {
+  return Object.fromEntries(Object.entries(options).filter(([name, value]) => name in GRPC_LISTENER_DEFAULTS && value !== undefined));
+}
+
+/** grpc-js idle and age limits; 0 (never) is grpc-js's absence of the option. */
+function connectionLifetime(limits: ListenerLimits): Record<string, number> {
+  return {
+    ...(limits.maxConnectionIdleMs > 0 ? { 'grpc.max_connection_idle_ms': limits.maxConnectionIdleMs } : {}),
+    ...(limits.maxConnectionAgeMs > 0 ? { 'grpc.max_connection_age_ms': limits.maxConnectionAgeMs, 'grpc.max_connection_age_grace_ms': limits.maxConnectionAgeGraceMs } : {}),
+  };
+}
+
+/**
+ * node:net's connection cap on grpc-js's listening servers (grpc-js has no option for it):
+ * connections past it are closed as they are accepted, so a flood of idle ones cannot use up
+ * the process's file descriptors and make every port unreachable.
+ */
+function capConnections(server: Server, max: number, onError: ErrorHook): void {
+  const servers = http2ServersOf(server);
+  if (!servers) onError(new Error('gRPC listener: this @grpc/grpc-js does not expose its HTTP/2 servers; connections are not capped (maxConnections)'));
+  for (const listening of servers ?? []) listening.maxConnections = max;
 }
 
 /** grpc-js server keepalive: a ping every `ms`, the connection closed when one goes unanswered. */
