@@ -8,14 +8,13 @@ import { finishExtendedCard, type ExtendedCardSource } from '../server/extendedC
 import { createA2AHandler, handlerAuthenticator, requireExtendedCardAuth, DEFAULT_JSONRPC_PATH, DEFAULT_REST_PATH, type A2AHandler, type A2AHandlerOptions } from '../server/createA2AHandler.js';
 import type { A2ARequestHandler } from '../server/requestHandler.js';
 import type { RequestHandlerLike } from '../server/tenantRouter.js';
-import type { HealthWatchLimits } from '../bindings/grpc/healthWatchSlots.js';
 import { TenantRouter, checkSameSecurity, checkTenantName } from '../server/tenantRouter.js';
 import { AGENT_CARD_PATH } from '../server/agentCardRoute.js';
 import type { AgentCard } from '../protocol/types.js';
 import type { HttpRoute } from '../server/http/extraRoutes.js';
 import { signCardVariants, signV03CardForms, type V03CardFormOptions, type V03CardForms } from '../compat/card03.js';
 import type { CardSigner } from '../signing/cardSigner.js';
-import type { RunningGrpcServer } from '../bindings/grpc/listener.js';
+import type { GrpcListenerOptions, RunningGrpcServer } from '../bindings/grpc/listener.js';
 import { serve, type RunningServer, type ServeOptions } from './serve.js';
 import { createPushRuntime } from '../push/pushOptions.js';
 import type { AuthConfig } from '../auth/authConfig.js';
@@ -51,11 +50,11 @@ export interface ServeAgentBaseOptions extends ServeOptions {
    * Also serve gRPC (needs the optional dependency @grpc/grpc-js) on its own port, over the
    * same request handler, with `tls` when given. The card's GRPC interface is `host:port`
    * (GRPC-06): `publicAddress`, else the host of `publicUrl` (or localhost on 127.0.0.1, [::1] on ::1) and
-   * the bound port. `healthWatches` caps the health Watch streams (default 100 per connection,
-   * 1,000 in all). Versions are negotiated as over HTTP: `handler.supportedVersions` and
-   * `handler.compat03` apply to gRPC too.
+   * the bound port. Every other setting of the listener is serveGrpc's, passed on as given
+   * (limits, keepalive, `serverOptions`...; docs/grpc.md); `host` defaults to `host`. Versions are negotiated as over
+   * HTTP: `handler.supportedVersions` and `handler.compat03` apply to gRPC too.
    */
-  grpc?: { port: number; host?: string; publicAddress?: string; maxMessageBytes?: number; healthWatches?: HealthWatchLimits };
+  grpc?: GrpcListenerOptions & { port: number; publicAddress?: string };
   /**
    * Signs the final cards (with their interfaces) before they are served, e.g. `signCardWith(keyFile)`
    * from a2a-kit/node: the card, the extended card, and the 0.3 and hybrid cards served to 0.3
@@ -225,8 +224,9 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
     if (compat03) ({ V03_GRPC_CARD_BINDINGS: v03CardBindings, GRPC03_CARD_FORMS: grpcCardForms } = await import('../bindings/grpc/v03Service.js'));
     try {
       // The gRPC binding calls unary/stream/agentCard/drain, which a TenantRouter has too.
+      const { publicAddress: _, ...listener } = options.grpc;
       grpc = await serveGrpc(() => (ref.handler as A2AHandler<RequestHandlerLike>).requestHandler as A2ARequestHandler, {
-        port: options.grpc.port,
+        ...listener,
         host: options.grpc.host ?? host,
         // The HTTP listener drains the shared handler on close.
         drainOnClose: false,
@@ -236,8 +236,6 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
         auth: () => ref.handler?.authenticator,
         v03Cards: () => grpcSigned.v03Cards,
         ...(options.tls ? { tls: options.tls } : {}),
-        ...(options.grpc.maxMessageBytes ? { maxMessageBytes: options.grpc.maxMessageBytes } : {}),
-        ...(options.grpc.healthWatches ? { healthWatches: options.grpc.healthWatches } : {}),
         ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
         ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
         onError,

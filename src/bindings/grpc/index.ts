@@ -8,7 +8,7 @@
 export { createGrpcService } from './server.js';
 export type { GrpcService, GrpcServiceOptions, HandlerSource } from './server.js';
 export { serveGrpc } from './listener.js';
-export type { ServeGrpcOptions, RunningGrpcServer } from './listener.js';
+export type { ServeGrpcOptions, GrpcListenerOptions, RunningGrpcServer } from './listener.js';
 export { DEFAULT_KEEPALIVE, createGrpcClient, grpcTransport } from './client.js';
 export type { GrpcClient, GrpcClientOptions, GrpcCallOptions, GrpcStreamOptions, GrpcTransportFactory, GrpcTransportOptions } from './client.js';
 export { STATUS_DETAILS_KEY, decodeStatus, encodeStatus, fromGrpcError, toGrpcError } from './errors.js';

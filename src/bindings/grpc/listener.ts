@@ -85,6 +85,13 @@ export interface ServeGrpcOptions extends Grpc03ServiceOptions {
   healthWatches?: HealthWatchLimits;
 }
 
+/**
+ * The listener's own settings, without what a host sharing its handler decides for every
+ * binding (versions, auth, TLS, trusted proxies, errors, shutdown, health): serveAgent's `grpc`
+ * option, forwarded whole, so a new setting needs no copying there.
+ */
+export type GrpcListenerOptions = Omit<ServeGrpcOptions, keyof Grpc03ServiceOptions | 'tls' | 'shutdownTimeoutMs' | 'drainOnClose' | 'health'>;
+
 const KEEPALIVE_MS = 30_000;
 const KEEPALIVE_TIMEOUT_MS = 20_000;
 

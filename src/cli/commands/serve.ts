@@ -18,7 +18,7 @@ import { wireStore, type WiredStore } from '../../stores/contract/wireStore.js';
 import { startRetention } from '../../stores/contract/retention.js';
 import { heldAccessLog } from '../accessLogOutput.js';
 import { readAuthConfig } from './authConfigFile.js';
-import { abuseLimitOptions, compatOption, pushLabel, pushOptions, taskLimitOptions, trustProxyOption } from './serveFlags.js';
+import { abuseLimitOptions, compatOption, grpcListenerFlags, pushLabel, pushOptions, taskLimitOptions, trustProxyOption } from './serveFlags.js';
 import { whenStdoutClosed } from '../stdoutClosed.js';
 
 export const serveHelp = `Usage: a2a serve [options]
@@ -38,6 +38,13 @@ Options:
   --max-body BYTES    request body limit (default 1048576)
   --grpc-port N       also serve gRPC (lf.a2a.v1.A2AService) on this port, another than
                       --port's; 0 picks a free one
+  --grpc-max-connection-age-ms N
+                      send GOAWAY to a gRPC connection this old (±10 %), so clients behind an L4
+                      load balancer reconnect and spread over instances; running calls get 30 s
+                      more, streams then end UNAVAILABLE and clients resubscribe
+                      (default 1800000, 30 min; 0: no maximum age)
+  --grpc-max-streams-per-connection N
+                      gRPC calls at once per HTTP/2 connection; clients queue more (default 100)
   --tls-cert FILE     PEM certificate chain: HTTPS and gRPC over TLS (with --tls-key)
   --tls-key FILE      PEM private key of --tls-cert
   --tls-ca FILE       PEM CA(s) of client certificates: request them on the TLS listeners (mutual TLS)
@@ -129,6 +136,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'public-url': { type: 'string' },
       'max-body': { type: 'string' },
       'grpc-port': { type: 'string' },
+      'grpc-max-connection-age-ms': { type: 'string' },
+      'grpc-max-streams-per-connection': { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       'tls-ca': { type: 'string' },
@@ -179,6 +188,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (grpcPort !== undefined && !(grpcPort >= 0 && grpcPort <= 65535)) throw new UsageError(`--grpc-port must be 0..65535, got ${values['grpc-port'] || 'an empty value'}`);
   // HTTP and gRPC listen on separate ports (the same one would be "in use" by our own HTTP listener).
   if (grpcPort === port && port !== 0) throw new UsageError(`--grpc-port must differ from --port (${port}): HTTP and gRPC listen on separate ports`);
+  const grpcListener = grpcListenerFlags(values);
   const auth = values['auth-config'] === undefined ? undefined : readAuthConfig(values['auth-config']);
   const clientCas = [...(values['tls-ca'] ? [readCaFile('--tls-ca', values['tls-ca'])] : []), ...(auth?.clientCas ?? [])];
   const tls = tlsOptions(values, clientCas);
@@ -227,7 +237,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       host: values.host,
       ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
       ...(tls ? { tls } : {}),
-      ...(grpcPort !== undefined ? { grpc: { port: grpcPort } } : {}),
+      ...(grpcPort !== undefined ? { grpc: { ...grpcListener, port: grpcPort } } : {}),
       ...(signCard ? { signCard } : {}),
       ...(values.metrics ? { metrics: true } : {}),
       ...(values['no-health'] ? { health: false as const } : {}),

@@ -9,6 +9,7 @@ import type { PushOptions } from '../../push/pushOptions.js';
 import { webhookSecretKeys } from '../../push/webhookSignature.js';
 import type { AbuseLimitOptions } from '../../server/abuseLimits.js';
 import type { TaskLimits } from '../../server/taskLimits.js';
+import type { GrpcListenerOptions } from '../../bindings/grpc/listener.js';
 
 /** --no-compat: the handler option `compat03` (0.3 clients are served by default). */
 export function compatOption(noCompat: boolean | undefined): { compat03?: boolean } {
@@ -26,6 +27,18 @@ export function abuseLimitOptions(values: { 'rate-limit'?: string; 'max-streams'
     ...(streams !== undefined ? { maxStreamsPerCaller: streams } : {}),
     ...(tasks !== undefined ? { maxActiveTasksPerContext: tasks } : {}),
   };
+}
+
+/**
+ * gRPC listener settings from --grpc-max-connection-age-ms and --grpc-max-streams-per-connection
+ * (both need --grpc-port; absent: the listener's defaults, 30 min and 100).
+ */
+export function grpcListenerFlags(values: { 'grpc-port'?: string; 'grpc-max-connection-age-ms'?: string; 'grpc-max-streams-per-connection'?: string }): Partial<GrpcListenerOptions> {
+  const maxConnectionAgeMs = intOption(values['grpc-max-connection-age-ms'], '--grpc-max-connection-age-ms', { min: 0, max: 2_000_000_000 });
+  const maxConcurrentStreams = intOption(values['grpc-max-streams-per-connection'], '--grpc-max-streams-per-connection', { min: 1, max: 1_000_000 });
+  const given = { ...(maxConnectionAgeMs !== undefined ? { maxConnectionAgeMs } : {}), ...(maxConcurrentStreams !== undefined ? { maxConcurrentStreams } : {}) };
+  if (Object.keys(given).length > 0 && values['grpc-port'] === undefined) throw new UsageError('--grpc-max-connection-age-ms and --grpc-max-streams-per-connection need --grpc-port');
+  return given;
 }
 
 /** --trust-proxy (repeatable, comma-separated): the proxies whose X-Forwarded-For is believed, checked here (exit 2). */
