@@ -51,7 +51,8 @@ export interface ServeAgentBaseOptions extends ServeOptions {
    * same request handler, with `tls` when given. The card's GRPC interface is `host:port`
    * (GRPC-06): `publicAddress`, else the host of `publicUrl` (or localhost on 127.0.0.1, [::1] on ::1) and
    * the bound port. Every other setting of the listener is serveGrpc's, passed on as given
-   * (limits, keepalive, `serverOptions`...; docs/grpc.md); `host` defaults to `host`. Versions are negotiated as over
+   * (limits, keepalive, `serverOptions`...; docs/grpc.md); `host` defaults to `host`, and
+   * `maxMessageBytes` to `handler.maxBodyBytes` when that is set. Versions are negotiated as over
    * HTTP: `handler.supportedVersions` and `handler.compat03` apply to gRPC too.
    */
   grpc?: GrpcListenerOptions & { port: number; publicAddress?: string };
@@ -228,6 +229,9 @@ export async function serveAgent(options: ServeAgentOptions | ServeTenantsOption
       grpc = await serveGrpc(() => (ref.handler as A2AHandler<RequestHandlerLike>).requestHandler as A2ARequestHandler, {
         ...listener,
         host: options.grpc.host ?? host,
+        // One request size limit for every binding: the handler's body limit (--max-body) is also
+        // the largest gRPC request message, unless the grpc option sets its own.
+        ...(listener.maxMessageBytes === undefined && options.handler?.maxBodyBytes !== undefined ? { maxMessageBytes: options.handler.maxBodyBytes } : {}),
         // The HTTP listener drains the shared handler on close.
         drainOnClose: false,
         compat03,

@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentCard, Message, Part, Task } from '../../src/protocol/types.js';
 import { runA2A, runToExit, startServe, type A2AProcess, type ServeUrls } from './cliHelpers.js';
+import { createGrpcClient } from '../../src/bindings/grpc/client.js';
+import { A2AError } from '../../src/protocol/errors.js';
 
 const procs: A2AProcess[] = [];
 after(() => {
@@ -146,6 +148,27 @@ describe('a2a serve (demo agent)', () => {
 });
 
 describe('a2a serve --max-body', () => {
+  test('R15 --max-body is also the gRPC request message limit: over it RESOURCE_EXHAUSTED on gRPC as 413 on HTTP, under it served on both', async () => {
+    const urls = (await serveWith(['--max-body', '10000', '--grpc-port', '0'])) as ServeUrls & { grpc: string };
+    const text = (size: number): string => `hi${' '.repeat(size)}`;
+    const overHttp = await fetch(urls.jsonrpc, { method: 'POST', headers: V, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: message(text(20_000)) } }) });
+    assert.equal(overHttp.status, 413);
+    const client = createGrpcClient(urls.grpc);
+    try {
+      await assert.rejects(
+        client.sendMessage({ message: message(text(20_000)) }),
+        // grpc-js's RESOURCE_EXHAUSTED "Received message larger than max (N vs 10000)", read by the client.
+        (e: unknown) => A2AError.is(e) && e.reason === 'PAYLOAD_TOO_LARGE' && /larger than max \(\d+ vs 10000\)/.test(e.message),
+      );
+      const viaGrpc = await client.sendMessage({ message: message(text(5_000)) });
+      assert.ok('task' in viaGrpc && viaGrpc.task.status.state === 'TASK_STATE_COMPLETED');
+    } finally {
+      client.close();
+    }
+    const viaHttp = await jsonRpc<{ task: Task }>(urls.jsonrpc, 'SendMessage', { message: message(text(5_000)) });
+    assert.equal(viaHttp.task.status.state, 'TASK_STATE_COMPLETED');
+  });
+
   test('a body over --max-body is answered 413; a small one is served', async () => {
     const urls = await serveWith(['--max-body', '500']);
     const big = await fetch(urls.jsonrpc, {

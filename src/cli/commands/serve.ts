@@ -35,7 +35,8 @@ Options:
   --port N            port (default 8080; 0 picks a free one)
   --public-url URL    base URL written into the card (default http://localhost:PORT on 127.0.0.1,
                       http://[::1]:PORT on ::1)
-  --max-body BYTES    request body limit (default 1048576)
+  --max-body BYTES    request body limit (default 1048576); with --grpc-port also the largest
+                      gRPC request message (default there 4194304), RESOURCE_EXHAUSTED past it
   --grpc-port N       also serve gRPC (lf.a2a.v1.A2AService) on this port, another than
                       --port's; 0 picks a free one
   --grpc-max-connection-age-ms N
