@@ -8,7 +8,7 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { DEFAULT_MAX_MESSAGE_BYTES, GRPC_SERVICE_NAME } from './codec.js';
 import { GRPC03_SERVICE_NAME } from './v03Codec.js';
-import { receiveTimeout } from './receiveTimeout.js';
+import { watchRequestArrival } from './receiveTimeout.js';
 import { http2ServersOf } from './grpcJsInternals.js';
 import { logError, type ErrorHook } from '../../server/errorHook.js';
 import { createHealthService } from './healthService.js';
@@ -131,7 +131,6 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
     ...connectionLifetime(limits),
     ...keepalive(options.keepaliveMs ?? KEEPALIVE_MS),
     ...options.serverOptions,
-    interceptors: [receiveTimeout(limits.requestTimeoutMs)],
   });
   const compat03 = options.compat03 !== false;
   const services = [createGrpcService(source, { ...options, compat03 }), ...(compat03 ? [createGrpc03Service(source, options)] : [])];
@@ -152,7 +151,7 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${bindHost}:${options.port ?? 0}`, credentials, (error, bound) => (error ? reject(error) : resolve(bound)));
   });
-  capConnections(server, limits.maxConnections, options.onError ?? logError);
+  const stopWatching = guardConnections(server, limits, options.onError ?? logError);
   let closed: Promise<void> | undefined;
   return {
     address: `${bindHost}:${port}`,
@@ -172,6 +171,7 @@ export async function serveGrpc(source: HandlerSource, options: ServeGrpcOptions
         for (const service of services) service.endStreams();
         await shutdown;
         clearTimeout(timer);
+        stopWatching();
         if (options.drainOnClose !== false) await resolver(source)().drain(timeout);
       })();
       return closed;
@@ -208,14 +208,19 @@ function connectionLifetime(limits: ListenerLimits): Record<string, number> {
 }
 
 /**
- * node:net's connection cap on grpc-js's listening servers (grpc-js has no option for it):
- * connections past it are closed as they are accepted, so a flood of idle ones cannot use up
- * the process's file descriptors and make every port unreachable.
+ * What grpc-js has no option for, on its listening HTTP/2 servers: node:net's connection cap
+ * (connections past it are closed as they are accepted, so a flood of idle ones cannot use up
+ * the process's file descriptors and make every port unreachable) and the request timeout
+ * (receiveTimeout.ts; 0 turns it off). Returns what stops the latter.
  */
-function capConnections(server: Server, max: number, onError: ErrorHook): void {
+function guardConnections(server: Server, limits: ListenerLimits, onError: ErrorHook): () => void {
   const servers = http2ServersOf(server);
-  if (!servers) onError(new Error('gRPC listener: this @grpc/grpc-js does not expose its HTTP/2 servers; connections are not capped (maxConnections)'));
-  for (const listening of servers ?? []) listening.maxConnections = max;
+  if (!servers) {
+    onError(new Error('gRPC listener: this @grpc/grpc-js does not expose its HTTP/2 servers; connections are not capped (maxConnections) and stalled requests are not timed (requestTimeoutMs)'));
+    return () => undefined;
+  }
+  for (const listening of servers) listening.maxConnections = limits.maxConnections;
+  return limits.requestTimeoutMs > 0 ? watchRequestArrival(servers, limits.requestTimeoutMs) : () => undefined;
 }
 
 /** grpc-js server keepalive: a ping every `ms`, the connection closed when one goes unanswered. */
