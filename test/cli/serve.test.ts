@@ -232,6 +232,24 @@ describe('a2a serve --auth-required-stream-ms', () => {
   });
 });
 
+describe('a2a serve --heartbeat-ms', () => {
+  test('R24 an idle stream carries a `: keep-alive` comment every N ms; a bad value exits 2', async () => {
+    const urls = await serveWith(['--heartbeat-ms', '50'], { A2A_DEMO_SLOW_MS: '60000', A2A_DEMO_TICK_MS: '30000' });
+    const controller = new AbortController();
+    const res = await fetch(`${urls.rest}/message:stream`, { method: 'POST', headers: { ...V, accept: 'text/event-stream' }, body: JSON.stringify({ message: message('slow x') }), signal: controller.signal });
+    let text = '';
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    const started = Date.now();
+    while ((text.match(/^: keep-alive$/gm) ?? []).length < 3 && Date.now() - started < 5_000) text += decoder.decode((await reader.read()).value, { stream: true });
+    controller.abort();
+    assert.ok((text.match(/^: keep-alive$/gm) ?? []).length >= 3, text);
+    const bad = await runToExit(['serve', '--store', 'memory', '--port', '0', '--heartbeat-ms', '0']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--heartbeat-ms must be an integer from 10/);
+  });
+});
+
 describe('a2a serve --agent', () => {
   test('an agent that throws: stderr names the task and context and carries the stack', async () => {
     const { proc, urls } = await startServe(['--agent', 'conformance']);

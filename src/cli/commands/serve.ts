@@ -88,6 +88,8 @@ Options:
   --max-list-response-chars N
                       most characters of task JSON in one ListTasks answer (default 8388608);
                       a page ends early there, with a nextPageToken, one task always comes
+  --heartbeat-ms N    write an SSE comment on a stream silent for N ms, so proxies keep it open
+                      and clients see the server lives (default 15000)
   --auth-required-stream-ms N
                       keep streams open up to N ms at AUTH_REQUIRED, for an agent that resumes
                       on a credential delivered out-of-band (default 0: they end there)
@@ -159,6 +161,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'max-history-chars': { type: 'string' },
       'max-list-response-chars': { type: 'string' },
       'auth-required-stream-ms': { type: 'string' },
+      'heartbeat-ms': { type: 'string' },
       'push-backoff-ms': { type: 'string' },
       'sign-key': { type: 'string' },
       'sign-kid': { type: 'string' },
@@ -198,6 +201,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const abuseLimits = abuseLimitOptions(values);
   const trustProxy = trustProxyOption(values['trust-proxy']);
   const taskLimits = taskLimitOptions(values);
+  const heartbeatMs = intOption(values['heartbeat-ms'], '--heartbeat-ms', { min: 10, max: 2_147_483_647 });
   const authRequiredStreamMs = intOption(values['auth-required-stream-ms'], '--auth-required-stream-ms', { min: 0, max: 2_147_483_647 });
   if (!values['sign-key'] && (values['sign-kid'] || values['sign-jku'])) throw new UsageError('--sign-kid and --sign-jku need --sign-key');
   const signCard = values['sign-key'] ? await cardSigner(values['sign-key'], { kid: values['sign-kid'], jku: values['sign-jku'] }) : undefined;
@@ -253,6 +257,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         ...(maxBody ? { maxBodyBytes: maxBody } : {}),
         ...(taskLimits ? { limits: taskLimits } : {}),
         ...(authRequiredStreamMs ? { authRequiredStreamMs } : {}),
+        ...(heartbeatMs ? { heartbeatMs } : {}),
         ...(auth ? { auth: auth.config } : {}),
         ...compatOption(values['no-compat']),
         ...(accessLog ? { onCall: accessLog.hook } : {}),
