@@ -66,10 +66,10 @@ export async function createClient(agent: string | URL | AgentCard | V03AgentCar
   } else {
     card = await readAgentCard(agent, cardReader(options));
   }
-  const { bindings, versions, maxEventSize, maxResponseBytes } = options;
+  const { bindings, versions, maxEventSize, maxResponseBytes, streamIdleMs } = options;
   const { agentInterface, factory } = selectInterface(card, transportsOf(options), { bindings, versions });
   // cardUrl: also for a card fetchCard / resolveCard read before (the CLI's).
-  const context = { fetch, card, cardUrl: cardUrlOf(card), maxEventSize, maxResponseBytes };
+  const context = { fetch, card, cardUrl: cardUrlOf(card), maxEventSize, maxResponseBytes, streamIdleMs };
   const transport = factory.create(agentInterface, { ...context, ...(versions ? { versions } : {}) });
   return new A2AClient({ card, agentInterface, transport, options, fetch, cardSource });
 }

@@ -55,6 +55,14 @@ export interface ClientOptions {
   /** Resumption of dropped task streams (default on); `false` turns it off. */
   resume?: ResumeOptions | false;
   /**
+   * R24: an SSE stream whose server has sent a heartbeat comment, then nothing for
+   * max(streamIdleMs, 3 × the longest wait for a chunk so far), is dropped as a broken connection
+   * (NETWORK, then resumed): the server froze or the network is partitioned. Default 60,000 ms;
+   * 0 turns it off. Streams from servers that send no comments are never cut. Not gRPC (its
+   * HTTP/2 keepalive does this).
+   */
+  streamIdleMs?: number;
+  /**
    * Largest event of an event stream (SSE) read, in characters (about bytes for JSON and
    * base64); default 16 Mi. A larger one fails the stream with INVALID_RESPONSE.
    */

@@ -12,7 +12,7 @@ import type { StreamResponse } from '../protocol/types.js';
 import { A2AClientError, notSent, withResponse } from './errors.js';
 import { isRedirect, redirectError } from './redirects.js';
 import { abortError } from './signals.js';
-import { readSse, SseParser, type SseEvent, type SseParserOptions } from './sse.js';
+import { readSse, SseParser, type SseEvent, type SseReadOptions } from './sse.js';
 import type { FetchLike, StreamItem, TransportCall } from './transport.js';
 
 /** A request URL, and the same URL as error messages show it (the credentials in its query masked). */
@@ -169,11 +169,12 @@ export function isEventStream(res: Response): boolean {
 
 /**
  * The events of an SSE response; `decode` turns one SSE event into a StreamResponse or throws
- * its error; `limits` bound the size of an event (TransportContext.maxEventSize).
+ * its error; `limits` bound the size of an event and the silence of a heartbeating server
+ * (TransportContext.maxEventSize, streamIdleMs).
  */
-export async function* streamItems(res: Response, decode: (event: SseEvent) => StreamResponse, limits?: SseParserOptions): AsyncGenerator<StreamItem> {
+export async function* streamItems(res: Response, decode: (event: SseEvent) => StreamResponse, limits?: SseReadOptions): AsyncGenerator<StreamItem> {
   if (!res.body) throw new A2AClientError('INVALID_RESPONSE', 'The event stream has no body');
-  for await (const sse of readSse(res.body, new SseParser(limits))) {
+  for await (const sse of readSse(res.body, new SseParser(limits), limits?.streamIdleMs)) {
     const event = decode(sse);
     yield sse.id ? { event, id: sse.id } : { event };
   }

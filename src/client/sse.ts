@@ -6,6 +6,7 @@
  * dispatched on a blank line and an unterminated one is dropped at the end (SSE-05).
  */
 import { A2AClientError } from './errors.js';
+import { DEFAULT_STREAM_IDLE_MS, StreamIdleWatch } from './streamIdle.js';
 
 export interface SseEvent {
   /** The data lines joined with "\n". */
@@ -28,6 +29,11 @@ export interface SseParserOptions {
   maxEventSize?: number | undefined;
 }
 
+export interface SseReadOptions extends SseParserOptions {
+  /** ClientOptions.streamIdleMs (./streamIdle.ts); default DEFAULT_STREAM_IDLE_MS, 0: off. */
+  streamIdleMs?: number | undefined;
+}
+
 /**
  * Linear in the input: each chunk is scanned once for line ends, and an unfinished line is
  * kept as a list of pieces joined once when it ends (an event of megabytes arrives in many
@@ -38,6 +44,8 @@ export class SseParser {
   retry: number | undefined;
   /** Characters examined for line ends so far: the input's length, once each (linear cost). */
   scanned = 0;
+  /** Comment lines read so far (heartbeats). */
+  comments = 0;
   private readonly maxEventSize: number;
   /** The unfinished line, in pieces. */
   private pending: string[] = [];
@@ -120,7 +128,10 @@ export class SseParser {
       this.event = '';
       return;
     }
-    if (line.charCodeAt(0) === 58) return; // ':' comment (heartbeats)
+    if (line.charCodeAt(0) === 58) {
+      this.comments++; // ':' comment (heartbeats)
+      return;
+    }
     const colon = line.indexOf(':');
     const field = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? '' : line.slice(colon + 1);
@@ -138,20 +149,22 @@ export class SseParser {
 
 /**
  * Reads an event stream body as it arrives. Stopping the iteration cancels the body; a
- * connection that fails while reading becomes A2AClientError NETWORK.
+ * connection that fails while reading becomes A2AClientError NETWORK, and so does a silence
+ * past `idleMs` from a server that sent heartbeat comments (R24, ./streamIdle.ts).
  */
-export async function* readSse(body: ReadableStream<Uint8Array>, parser = new SseParser()): AsyncGenerator<SseEvent> {
+export async function* readSse(body: ReadableStream<Uint8Array>, parser = new SseParser(), idleMs = DEFAULT_STREAM_IDLE_MS): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
+  const watch = new StreamIdleWatch(idleMs);
   let finished = false;
   try {
     for (;;) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
-        chunk = await reader.read();
+        chunk = await watch.read(reader, parser.comments > 0);
       } catch (error) {
-        finished = true;
-        throw new A2AClientError('NETWORK', 'The event stream was interrupted', { cause: error });
+        // Silent past the limit (NETWORK already): the reader is cancelled below, closing the connection.
+        throw A2AClientError.is(error) ? error : new A2AClientError('NETWORK', 'The event stream was interrupted', { cause: error });
       }
       if (chunk.done) {
         finished = true;

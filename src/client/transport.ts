@@ -71,6 +71,8 @@ export interface TransportContext {
   versions?: readonly string[];
   /** Largest event stream event read, in characters (ClientOptions.maxEventSize; default 16 Mi). */
   maxEventSize?: number | undefined;
+  /** Longest silence of an SSE stream whose server sent heartbeats (ClientOptions.streamIdleMs; default 60 s). */
+  streamIdleMs?: number | undefined;
   /** Largest response body read, in bytes (ClientOptions.maxResponseBytes; default 16 MiB). */
   maxResponseBytes?: number | undefined;
 }

@@ -19,7 +19,7 @@ import { readAgentCard } from './cardResolver.js';
 import { A2AClientError, notSent, type A2AClientErrorCode } from './errors.js';
 import { streamItems } from './http.js';
 import { checkEvent } from './responses.js';
-import type { SseEvent, SseParserOptions } from './sse.js';
+import type { SseEvent, SseReadOptions } from './sse.js';
 import type { StreamItem, TransportCall, TransportContext } from './transport.js';
 
 /** An A2A 0.x card as a 1.0 AgentCard whose interfaces say `protocolVersion: '0.3'`. */
@@ -111,7 +111,7 @@ export function v03Event(event: unknown): { event: StreamItem['event']; final: b
  * a message), also when the server keeps the connection open. SSE ids are not passed on: 0.3
  * defines no replay, so a dropped stream is resumed with a plain resubscribe (streams.ts).
  */
-export function v03StreamItems(res: Response, { decode, limits }: { decode: (sse: SseEvent) => unknown; limits: SseParserOptions }): AsyncIterable<StreamItem> {
+export function v03StreamItems(res: Response, { decode, limits }: { decode: (sse: SseEvent) => unknown; limits: SseReadOptions }): AsyncIterable<StreamItem> {
   let final = false;
   const items = streamItems(
     res,

@@ -1,14 +1,15 @@
 /**
  * The client runs in browsers, Deno, Bun and Workers (architecture decision 3): bundled for a
  * neutral platform it imports nothing from `node:*`, uses no Buffer, and a minimal client
- * (createClient + sendStreamingMessage) stays within 14 KB min+gzip — the protobuf runtime and
+ * (createClient + sendStreamingMessage) stays within 14.5 KB min+gzip — the protobuf runtime and
  * the generated code stay out. (12 KB until 2026-12-01, when the client began checking the shape
  * of every answer, capping card and SSE event sizes and bounding auth providers by the call's
  * deadline: ~12.8 KB; ~12.5 KB since the server-side error columns, the card verifier's glue and
  * the 0.3 fallback decision left the first download; 13 KB, reached by the checks down to each
  * part, until the client stopped following redirects (same-origin card redirects only), capped
  * unary and error bodies, checked JSON-RPC response ids and refused "."/".." path ids against
- * hostile servers: ~13.9 KB.)
+ * hostile servers: ~13.9 KB; 14 KB until the SSE idle watchdog against frozen servers, R24:
+ * ~14.2 KB.)
  *
  * The budget is what a browser downloads first: bundled with code splitting (as every modern
  * bundler does for dynamic imports), the entry chunk plus the chunks it imports statically.
@@ -23,7 +24,7 @@ import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const BUDGET = 14 * 1024;
+const BUDGET = 14.5 * 1024;
 
 interface Chunk {
   path: string;
@@ -97,7 +98,7 @@ const MINIMAL = `
   }
 `;
 
-test('a minimal client (createClient + sendStreamingMessage): what a browser loads first is portable and within 14 KB min+gzip', async (t) => {
+test('a minimal client (createClient + sendStreamingMessage): what a browser loads first is portable and within 14.5 KB min+gzip', async (t) => {
   const { chunks, entry } = await bundle(MINIMAL);
   const initial = reachable(chunks, [entry], ['import-statement']);
   assertPortable(chunks.values());
