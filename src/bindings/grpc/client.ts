@@ -5,7 +5,7 @@
  * wire JSON as on the other transports; codec.ts converts at the edge. Errors come back as
  * the typed A2AErrors named by ErrorInfo (ERR-08) or as A2AClientErrors. Node only.
  */
-import { Client, status as grpcStatus, credentials as grpcCredentials, type ChannelCredentials, type ChannelOptions, type ClientReadableStream, type Metadata, type ServiceError } from '@grpc/grpc-js';
+import { status as grpcStatus, type ClientReadableStream, type Metadata, type ServiceError } from '@grpc/grpc-js';
 import { A2AClientError } from '../../client/errors.js';
 import { checkEvent, checkResponse } from '../../client/responses.js';
 import { oneTaskCheck } from '../../client/streamTask.js';
@@ -21,49 +21,17 @@ import type {
   StreamingOperationName,
   UnaryOperationName,
 } from '../../protocol/types.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, FIRST_EVENT_ID_KEY, GRPC_METHOD_BY_OP, asBuffer, jsonToBinary, responseToJson, type GrpcMethod } from './codec.js';
+import { FIRST_EVENT_ID_KEY, GRPC_METHOD_BY_OP, jsonToBinary, responseToJson, type GrpcMethod } from './codec.js';
 import { WireCodecError } from './wireCodec.js';
 import { fromGrpcError, withGrpcResponse } from './errors.js';
 import { checkNoQuery, metadataOf } from './callMetadata.js';
-import { defaultTrustRoots } from './trustRoots.js';
 import { unreachable, type GrpcEndpoint } from './unreachable.js';
+import { channelPool, type GrpcChannel, type GrpcTransportOptions } from './channelPool.js';
 
-export interface GrpcTransportOptions {
-  /**
-   * Plaintext or TLS. Default (defaultTls): TLS (GRPC-01), trusting the roots HTTPS trusts
-   * (Node's, NODE_EXTRA_CA_CERTS; see trustRoots.ts); plaintext (h2c) only for a loopback address
-   * of an agent whose card did not come over https. `{ ca }` trusts these PEM roots;
-   * `{ cert, key }` adds a client certificate (mTLS).
-   */
-  tls?: boolean | { ca?: string | Uint8Array; cert?: string | Uint8Array; key?: string | Uint8Array };
-  /** Channel credentials, overriding `tls`. */
-  credentials?: ChannelCredentials;
-  /** Largest response message accepted (default 4 MiB). */
-  maxMessageBytes?: number;
-  /** Further grpc-js channel options. */
-  channelOptions?: ChannelOptions;
-}
+export { DEFAULT_KEEPALIVE, channelPool, defaultTls } from './channelPool.js';
+export type { GrpcChannel, GrpcTransportOptions } from './channelPool.js';
 
 const identity = (value: Buffer): Buffer => value;
-
-function toBuffer(value: string | Uint8Array): Buffer {
-  return typeof value === 'string' ? Buffer.from(value) : asBuffer(value);
-}
-
-function isLoopback(address: string): boolean {
-  const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-function channelCredentials(tls: NonNullable<GrpcTransportOptions['tls']>): ChannelCredentials {
-  if (tls === false) return grpcCredentials.createInsecure();
-  if (tls === true) return grpcCredentials.createSsl(defaultTrustRoots());
-  return grpcCredentials.createSsl(
-    tls.ca === undefined ? defaultTrustRoots() : toBuffer(tls.ca),
-    tls.key === undefined ? null : toBuffer(tls.key),
-    tls.cert === undefined ? null : toBuffer(tls.cert),
-  );
-}
 
 function methodOf(op: OperationName): GrpcMethod {
   const method = GRPC_METHOD_BY_OP.get(op);
@@ -148,12 +116,6 @@ export interface GrpcBytesCall {
 /** EXT-05: the activated extensions the response's (initial) metadata lists, recorded on the call. */
 function recordExtensions(call: GrpcBytesCall, metadata: Metadata | undefined): void {
   if (call.echo) call.echo.activatedExtensions = echoedExtensions((name) => metadata?.get(name).join(', '));
-}
-
-/** A channel of a channelPool: its grpc-js client, and where and how it connects. */
-export interface GrpcChannel {
-  client: Client;
-  endpoint: GrpcEndpoint;
 }
 
 /** A unary call: the response message's bytes, or the call's error (aborts cancel the call). */
@@ -261,62 +223,6 @@ class GrpcTransport implements Transport {
       }
     })();
   }
-}
-
-/**
- * Whether a channel to `url` uses TLS when the caller did not say (GRPC-01): TLS, except
- * plaintext (h2c) for a loopback address (`localhost`, `127.x.x.x`, `::1`) unless the agent is
- * known to serve TLS: its card was read over https (`cardUrl`), or the interface url says
- * `grpcs://` or `https://`. A card fetched from `https://localhost:8443` means TLS for its
- * `localhost:50051` gRPC interface too; a card read over http, or none (createGrpcClient with
- * a bare `host:port`), leaves loopback in plaintext.
- */
-export function defaultTls(url: string, cardUrl?: string): boolean {
-  if (/^(grpcs|https):\/\//i.test(url) || (cardUrl !== undefined && /^https:/i.test(cardUrl))) return true;
-  return !isLoopback(addressOf(url));
-}
-
-/** The `host:port` of an interface url (GRPC-06), a scheme some cards add dropped. */
-function addressOf(url: string): string {
-  return url.replace(/^(grpcs?|https?):\/\//i, '').replace(/\/$/, '');
-}
-
-/**
- * HTTP/2 keepalive while calls are open: a PING after 30 s without one, the connection given up
- * when it is not answered within 10 s. A stream to an instance that froze or was cut off without
- * FIN or RST then fails NETWORK within about 40 s (createClient resubscribes, R24) instead of
- * waiting forever. No PINGs without calls: servers on gRPC's C core or Go count those as abuse.
- * A server that finds 30 s too often answers GOAWAY `too_many_pings`, and grpc-js doubles the
- * interval. `channelOptions` overrides either.
- */
-export const DEFAULT_KEEPALIVE: ChannelOptions = { 'grpc.keepalive_time_ms': 30_000, 'grpc.keepalive_timeout_ms': 10_000 };
-
-/** One channel (HTTP/2 connection) per address and TLS choice, for the interfaces' urls (`host:port`, GRPC-06). */
-export function channelPool(options: GrpcTransportOptions): { get(url: string, cardUrl?: string): GrpcChannel; close(): void } {
-  const channels = new Map<string, GrpcChannel>();
-  return {
-    get(url, cardUrl) {
-      const address = addressOf(url);
-      const tls = options.tls ?? defaultTls(url, cardUrl);
-      const key = `${tls === false ? 'h2c' : 'tls'} ${address}`;
-      let channel = channels.get(key);
-      if (!channel) {
-        const credentials = options.credentials ?? channelCredentials(tls);
-        const client = new Client(address, credentials, {
-          ...DEFAULT_KEEPALIVE,
-          'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-          ...options.channelOptions,
-        });
-        channel = { client, endpoint: { address, tls: credentials._isSecure() } };
-        channels.set(key, channel);
-      }
-      return channel;
-    },
-    close() {
-      for (const { client } of channels.values()) client.close();
-      channels.clear();
-    },
-  };
 }
 
 export interface GrpcTransportFactory extends TransportFactory {
