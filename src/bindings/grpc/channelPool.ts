@@ -4,7 +4,7 @@
  * keepalive). client.ts sends the calls over them. Node only.
  */
 import { Client, credentials as grpcCredentials, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
-import { DEFAULT_MAX_MESSAGE_BYTES, asBuffer } from './codec.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, pemBuffer as toBuffer } from './codec.js';
 import { defaultTrustRoots } from './trustRoots.js';
 import type { GrpcEndpoint } from './unreachable.js';
 
@@ -28,10 +28,6 @@ export interface GrpcTransportOptions {
 export interface GrpcChannel {
   client: Client;
   endpoint: GrpcEndpoint;
-}
-
-function toBuffer(value: string | Uint8Array): Buffer {
-  return typeof value === 'string' ? Buffer.from(value) : asBuffer(value);
 }
 
 function isLoopback(address: string): boolean {

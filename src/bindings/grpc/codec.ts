@@ -107,3 +107,8 @@ export function jsonToBinary(desc: DescMessage, json: unknown): Buffer {
 export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
+
+/** PEM text or bytes (certificates, keys) as the Buffer grpc-js credentials take, without copying bytes. */
+export function pemBuffer(value: string | Uint8Array): Buffer {
+  return typeof value === 'string' ? Buffer.from(value) : asBuffer(value);
+}

@@ -6,7 +6,7 @@
  * (healthService.ts). close() is the R24 shutdown. Node only.
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { DEFAULT_MAX_MESSAGE_BYTES, GRPC_SERVICE_NAME } from './codec.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, GRPC_SERVICE_NAME, pemBuffer as toBuffer } from './codec.js';
 import { GRPC03_SERVICE_NAME } from './v03Codec.js';
 import { watchRequestArrival } from './receiveTimeout.js';
 import { http2ServersOf } from './grpcJsInternals.js';
@@ -226,8 +226,4 @@ function guardConnections(server: Server, limits: ListenerLimits, onError: Error
 /** grpc-js server keepalive: a ping every `ms`, the connection closed when one goes unanswered. */
 function keepalive(ms: number): Record<string, number> {
   return { 'grpc.keepalive_time_ms': ms, 'grpc.keepalive_timeout_ms': Math.min(ms, KEEPALIVE_TIMEOUT_MS) };
-}
-
-function toBuffer(value: string | Uint8Array): Buffer {
-  return typeof value === 'string' ? Buffer.from(value) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
 }
