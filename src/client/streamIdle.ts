@@ -21,10 +21,16 @@ export class StreamIdleWatch {
   /** The reader's next chunk; NETWORK once the silence outlasts the limit, if `heard` a comment (the server heartbeats). */
   async read<T>(reader: ReadableStreamDefaultReader<T>, heard: boolean): Promise<ReadableStreamReadResult<T>> {
     const start = Date.now();
+    // Not watching (yet): no timer and no race for the chunk.
+    if (!heard || this.floorMs <= 0) {
+      const result = await reader.read();
+      this.longestWait = Math.max(this.longestWait, Date.now() - start);
+      return result;
+    }
     const limit = Math.max(this.floorMs, 3 * this.longestWait);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const silence = new Promise<never>((_resolve, reject) => {
-      if (heard && this.floorMs > 0) timer = setTimeout(() => reject(new A2AClientError('NETWORK', `The event stream was silent for ${limit} ms (streamIdleMs)`)), limit);
+      timer = setTimeout(() => reject(new A2AClientError('NETWORK', `The event stream was silent for ${limit} ms (streamIdleMs)`)), limit);
     });
     try {
       return await Promise.race([reader.read(), silence]);
