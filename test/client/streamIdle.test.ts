@@ -3,7 +3,8 @@
  * connection, no FIN, no RST) or sits behind a partition would wait forever. Once the server
  * has sent a heartbeat comment, a silence longer than max(streamIdleMs, 3 × the longest wait so
  * far) drops the stream as a broken connection (NETWORK) and createClient resubscribes with
- * Last-Event-ID. A server that sends no comments is never cut, however long it is silent.
+ * Last-Event-ID. Our server opens every stream's first frame with a comment, so a busy stream
+ * is watched too. A server that sends no comments is never cut, however long it is silent.
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
@@ -90,9 +91,15 @@ describe('R24 SSE idle watchdog: readSse', () => {
 });
 
 describe('R24 SSE idle watchdog: createClient against a server process that froze (SIGSTOP)', () => {
-  for (const binding of ['JSONRPC', 'HTTP+JSON']) {
-    test(`${binding}: the frozen stream is dropped within streamIdleMs and resumed with Last-Event-ID`, { timeout: 30_000 }, async () => {
-      const { proc, urls } = await startServe(['--heartbeat-ms', '100'], { A2A_DEMO_SLOW_MS: '3000', A2A_DEMO_TICK_MS: '300' });
+  // Idle: heartbeats fall between the events. Busy: events come faster than a heartbeat period,
+  // so the only comment the stream carries is the one its first frame opens with.
+  const paces = [
+    { name: 'idle between events', heartbeatMs: '100', tickMs: '300' },
+    { name: 'busy, no heartbeat period ever silent', heartbeatMs: '60000', tickMs: '100' },
+  ];
+  for (const binding of ['JSONRPC', 'HTTP+JSON']) for (const pace of paces) {
+    test(`${binding}, ${pace.name}: the frozen stream is dropped within streamIdleMs and resumed with Last-Event-ID`, { timeout: 30_000 }, async () => {
+      const { proc, urls } = await startServe(['--heartbeat-ms', pace.heartbeatMs], { A2A_DEMO_SLOW_MS: '3000', A2A_DEMO_TICK_MS: pace.tickMs });
       procs.push(proc);
       let streams = 0;
       let stoppedAt = 0;

@@ -803,10 +803,12 @@ describe('R7 heartbeat', () => {
         assert.ok(comments.length >= 3, `${comments.length} keep-alive comments`);
         assert.ok(comments.every((e) => e.comment === 'keep-alive' && e.data === undefined));
         assert.match(c.parser.raw, /\n\n: keep-alive\n\n/);
-        // Heartbeats come between the WORKING and the terminal events, not after the end.
+        // R24: the stream opens with one (so a client knows at once that this server heartbeats);
+        // the idle-time heartbeats come between the WORKING and the terminal events, not after the end.
         const kinds = c.parser.events.map((e) => (e.comment !== undefined ? 'hb' : (stateOf(JSON.parse(e.data as string).result ?? JSON.parse(e.data as string)) ?? 'other')));
-        const firstHb = kinds.indexOf('hb');
-        assert.ok(firstHb > kinds.indexOf('TASK_STATE_WORKING'), kinds.join(','));
+        assert.equal(kinds[0], 'hb', kinds.join(','));
+        const firstIdleHb = kinds.indexOf('hb', 1);
+        assert.ok(firstIdleHb > kinds.indexOf('TASK_STATE_WORKING'), kinds.join(','));
         assert.equal(kinds.at(-1), 'TASK_STATE_COMPLETED', kinds.join(','));
       }
     } finally {

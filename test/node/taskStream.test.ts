@@ -294,7 +294,8 @@ describe('SSE body (push)', () => {
     const sink = new RecordingSink<string>();
     sseBody(open(), format, 3_600_000).pipe(sink);
     await settle();
-    assert.match(sink.items[0] as string, /^id: 0\ndata: \{"task":/);
+    // R24: the first frame opens with a heartbeat comment (in the same write).
+    assert.match(sink.items[0] as string, /^: keep-alive\n\nid: 0\ndata: \{"task":/);
     store.log = [];
     publish(status(1));
     assert.match(sink.items[1] as string, /^id: 1\ndata: \{"statusUpdate":/);

@@ -47,6 +47,12 @@ class SseStream extends PushStream<string> implements StreamSink<StreamItem>, He
   /** The consumer said it is full: no heartbeats until it resumes (events wait in the source). */
   private full = false;
   private done = false;
+  /**
+   * R24: the first frame opens with a heartbeat comment, so a client learns at once that this
+   * server heartbeats and watches for silence even on a stream that is never idle long enough
+   * for the clock to beat. In the first write, not a write of its own.
+   */
+  private announced = false;
 
   constructor(
     private readonly source: PushStream<StreamItem>,
@@ -118,6 +124,10 @@ class SseStream extends PushStream<string> implements StreamSink<StreamItem>, He
   }
 
   private write(frame: string): boolean {
+    if (!this.announced) {
+      this.announced = true;
+      if (frame !== HEARTBEAT) frame = HEARTBEAT + frame;
+    }
     const room = (this.sink as StreamSink<string>).push(frame);
     if (!room) this.full = true;
     return room;
