@@ -3,7 +3,7 @@
  * which the client speaks without loading anything, whenever the card offers one of them in a
  * version they speak; else gRPC when the card offers it (the CLI runs on Node, where the gRPC
  * transport is then loaded, lazily, from src/bindings/grpc). Shared by the commands that call
- * the agent (cli.ts connect) and by `a2a card`, which marks the interface they would use.
+ * the agent (connect.ts) and by `a2a card`, which marks the interface they would use.
  */
 import { BUILTIN_TRANSPORTS } from '../client/client.js';
 import { selectInterface } from '../client/transport.js';

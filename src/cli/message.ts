@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import type { SendOptions } from '../client/client.js';
 import type { FileInput } from '../client/messages.js';
 import type { JsonValue } from '../protocol/types.js';
-import { intOption, mediaTypeOf } from './cli.js';
+import { intOption, mediaTypeOf } from './args.js';
 import { UsageError } from './usage.js';
 import { typedUrl } from './redact.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { A2AClientError } from '../../src/client/errors.js';
 import { TaskNotFoundError } from '../../src/protocol/errors.js';
 import type { StreamResponse, Task } from '../../src/protocol/types.js';
-import { bindingOf, headersOf, intOption } from '../../src/cli/cli.js';
+import { bindingOf, headersOf, intOption } from '../../src/cli/args.js';
 import { CliError, EXIT, exitCodeOf, reportOf, taskExitCode } from '../../src/cli/errors.js';
 import { parseState } from '../../src/cli/commands/list.js';
 import { base64Size, renderParts, stateName } from '../../src/cli/render/parts.js';

@@ -9,7 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { clientOptions, createCli, DEFAULT_TIMEOUT_MS, timeoutOf, waitingCall } from '../../src/cli/cli.js';
+import { createCli } from '../../src/cli/cli.js';
+import { clientOptions, DEFAULT_TIMEOUT_MS, timeoutOf, waitingCall } from '../../src/cli/connect.js';
 import { runToExit } from './cliHelpers.js';
 
 const CARD = {

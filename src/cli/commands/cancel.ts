@@ -1,6 +1,8 @@
 /** `a2a cancel`: cancel a task (CancelTask). */
 import { parseArgs } from 'node:util';
-import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, positionalsOf, runCommand } from '../cli.js';
+import { positionalsOf } from '../args.js';
+import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, createCli, runCommand } from '../cli.js';
+import { checkClientFlags, connect } from '../connect.js';
 import { renderTask } from '../render/task.js';
 
 export const cancelHelp = `Usage: a2a cancel <url> <task> [options]

@@ -1,6 +1,8 @@
 /** `a2a get`: one task (GetTask). */
 import { parseArgs } from 'node:util';
-import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, intOption, positionalsOf, runCommand } from '../cli.js';
+import { intOption, positionalsOf } from '../args.js';
+import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, createCli, runCommand } from '../cli.js';
+import { checkClientFlags, connect } from '../connect.js';
 import { taskExitCode } from '../errors.js';
 import { inputHint, renderTask } from '../render/task.js';
 

@@ -1,7 +1,9 @@
 /** `a2a list`: tasks as a table (ListTasks), optionally every page. */
 import { parseArgs } from 'node:util';
 import type { ListTasksRequest, ListTasksResponse, Task, TaskState } from '../../protocol/types.js';
-import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, intOption, positionalsOf, runCommand } from '../cli.js';
+import { intOption, positionalsOf } from '../args.js';
+import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, createCli, runCommand } from '../cli.js';
+import { checkClientFlags, connect } from '../connect.js';
 import { stateName, styledState, textOf } from '../render/parts.js';
 import { renderTable } from '../render/table.js';
 import { UsageError } from '../usage.js';

@@ -7,7 +7,9 @@ import type {
   TaskPushNotificationConfig,
 } from '../../protocol/types.js';
 import type { A2AClient } from '../../client/client.js';
-import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, intOption, nonEmpty, positionalsOf, runCommand, type Cli, type ClientFlags } from '../cli.js';
+import { intOption, nonEmpty, positionalsOf } from '../args.js';
+import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, createCli, runCommand, type Cli, type ClientFlags } from '../cli.js';
+import { checkClientFlags, connect } from '../connect.js';
 import { renderPushConfig, renderPushConfigs } from '../render/pushConfig.js';
 import { UsageError } from '../usage.js';
 import { typedUrl } from '../redact.js';

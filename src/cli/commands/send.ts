@@ -1,6 +1,8 @@
 /** `a2a send`: send one message and print the task or the reply. */
 import { parseArgs } from 'node:util';
-import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, positionalsOf, runCommand, waitingCall } from '../cli.js';
+import { positionalsOf } from '../args.js';
+import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, createCli, runCommand } from '../cli.js';
+import { checkClientFlags, connect, waitingCall } from '../connect.js';
 import { taskExitCode } from '../errors.js';
 import { MESSAGE_OPTIONS, MESSAGE_OPTIONS_HELP, messageOf } from '../message.js';
 import { renderMessage } from '../render/parts.js';

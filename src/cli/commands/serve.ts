@@ -7,7 +7,7 @@ import { formatError } from '../../server/errorHook.js';
 import type { RequestHandlerLike } from '../../server/tenantRouter.js';
 import { loadAgent, loadTenants } from '../agents/load.js';
 import { UsageError } from '../usage.js';
-import { httpUrl, intOption } from '../cli.js';
+import { httpUrl, intOption } from '../args.js';
 import { requireAuthConfig } from '../agents/requireAuthConfig.js';
 import { quietGrpcBindFailure } from '../grpcLog.js';
 import { listenFailure } from '../listenFailure.js';

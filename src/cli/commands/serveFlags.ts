@@ -2,7 +2,7 @@
  * `a2a serve` flags that become serveAgent options: each checked here (a bad value is a usage
  * error, exit 2) and turned into the option it sets, undefined when the flag is absent.
  */
-import { intOption } from '../cli.js';
+import { intOption } from '../args.js';
 import { UsageError } from '../usage.js';
 import { TrustedProxies } from '../../net/trustedProxies.js';
 import type { PushOptions } from '../../push/pushOptions.js';

@@ -1,6 +1,8 @@
 /** `a2a stream`: send one message over SendStreamingMessage and render the task live. */
 import { parseArgs } from 'node:util';
-import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, positionalsOf, runCommand } from '../cli.js';
+import { positionalsOf } from '../args.js';
+import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, createCli, runCommand } from '../cli.js';
+import { checkClientFlags, connect } from '../connect.js';
 import { followStream } from '../follow.js';
 import { MESSAGE_OPTIONS, MESSAGE_OPTIONS_HELP, messageOf } from '../message.js';
 import { UsageError } from '../usage.js';

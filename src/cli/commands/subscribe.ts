@@ -1,6 +1,8 @@
 /** `a2a subscribe`: follow an existing task live (SubscribeToTask). */
 import { parseArgs } from 'node:util';
-import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, checkClientFlags, connect, createCli, positionalsOf, runCommand } from '../cli.js';
+import { positionalsOf } from '../args.js';
+import { CLIENT_OPTIONS, CLIENT_OPTIONS_HELP, createCli, runCommand } from '../cli.js';
+import { checkClientFlags, connect } from '../connect.js';
 import { followStream } from '../follow.js';
 
 export const subscribeHelp = `Usage: a2a subscribe <url> <task> [options]
