@@ -7,6 +7,7 @@ import { apiKey, bearerToken } from '../client/auth.js';
 import { createClient, fetchCard, type A2AClient, type CallOptions, type ClientOptions } from '../client/client.js';
 import type { AuthProvider } from '../client/interceptors.js';
 import type { FetchLike, TransportFactory } from '../client/transport.js';
+import type { UnreachableHints } from '../bindings/grpc/unreachable.js';
 import { agentUrl, bindingOf, headersOf, ID_OPTIONS, intOption, nonEmpty } from './args.js';
 import type { Cli, ClientFlags } from './cli.js';
 import { clientCertFetch, type ClientTls } from './clientCertFetch.js';
@@ -15,6 +16,14 @@ import { defaultBindings, GRPC_BINDING } from './defaultBinding.js';
 import { CliError, EXIT } from './errors.js';
 import { extensionsOf } from './extensions.js';
 import { wireLog } from './wireLog.js';
+
+/** What to change when a gRPC agent could not be reached, in this command's flags (not grpcTransport's options). */
+const CLI_GRPC_HINTS: UnreachableHints = {
+  expectsTls: 'the server may expect TLS: reach the agent through its https URL, or give --cacert FILE (TLS, trusting that CA)',
+  speaksPlaintext: 'the server may speak plaintext: a2a uses it only for a loopback gRPC address whose card came over http, without --cert, --key or --cacert',
+  untrusted: 'trust its CA with --cacert FILE or NODE_EXTRA_CA_CERTS',
+  clientCertificate: 'the server asks for a client certificate: give --cert FILE and --key FILE',
+};
 
 /**
  * The gRPC transport, loaded only when asked for (it needs @grpc/grpc-js). TLS or plaintext is
@@ -33,7 +42,7 @@ async function grpcTransportFactory(cli: Cli, tls: ClientTls | undefined): Promi
   // 1.0 and 0.3 gRPC interfaces (1.0 preferred): an A2A 0.3 agent offering only gRPC is reachable too.
   const make = mod.grpc03Transport;
   if (typeof make !== 'function') throw new CliError('gRPC binding not available: no grpc03Transport in src/bindings/grpc', EXIT.USAGE);
-  const options = tls ? { tls } : {};
+  const options = { ...(tls ? { tls } : {}), unreachableHints: CLI_GRPC_HINTS };
   const factory = (make as (o: typeof options) => TransportFactory & { close?: () => void })(options);
   if (typeof factory?.create !== 'function' || factory.binding !== 'GRPC') {
     throw new CliError('gRPC binding not available: grpc03Transport() is not a client transport factory', EXIT.USAGE);

@@ -6,7 +6,7 @@
 import { Client, credentials as grpcCredentials, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import { DEFAULT_MAX_MESSAGE_BYTES, pemBuffer as toBuffer } from './codec.js';
 import { defaultTrustRoots } from './trustRoots.js';
-import type { GrpcEndpoint } from './unreachable.js';
+import type { GrpcEndpoint, UnreachableHints } from './unreachable.js';
 
 export interface GrpcTransportOptions {
   /**
@@ -22,6 +22,11 @@ export interface GrpcTransportOptions {
   maxMessageBytes?: number;
   /** Further grpc-js channel options. */
   channelOptions?: ChannelOptions;
+  /**
+   * How a call that could not connect words what to change (NETWORK "Could not reach gRPC …; <hint>").
+   * Default: grpcTransport's options (LIBRARY_HINTS). The `a2a` command names its flags instead.
+   */
+  unreachableHints?: UnreachableHints;
 }
 
 /** A channel of a channelPool: its grpc-js client, and where and how it connects. */
@@ -89,7 +94,7 @@ export function channelPool(options: GrpcTransportOptions): { get(url: string, c
           'grpc.max_receive_message_length': options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
           ...options.channelOptions,
         });
-        channel = { client, endpoint: { address, tls: credentials._isSecure() } };
+        channel = { client, endpoint: { address, tls: credentials._isSecure(), hints: options.unreachableHints } };
         channels.set(key, channel);
       }
       return channel;

@@ -10,6 +10,8 @@ export type { GrpcService, GrpcServiceOptions, HandlerSource } from './server.js
 export { serveGrpc } from './listener.js';
 export type { ServeGrpcOptions, GrpcListenerOptions, RunningGrpcServer } from './listener.js';
 export { DEFAULT_KEEPALIVE, createGrpcClient, grpcTransport } from './client.js';
+export { LIBRARY_HINTS } from './unreachable.js';
+export type { UnreachableHints } from './unreachable.js';
 export type { GrpcClient, GrpcClientOptions, GrpcCallOptions, GrpcStreamOptions, GrpcTransportFactory, GrpcTransportOptions } from './client.js';
 export { STATUS_DETAILS_KEY, decodeStatus, encodeStatus, fromGrpcError, toGrpcError } from './errors.js';
 export type { DecodedStatus, GrpcErrorStatus } from './errors.js';
