@@ -11,6 +11,7 @@ import { describe, test } from 'node:test';
 import { fromJson, toBinary } from '@bufbuild/protobuf';
 import { Client, Metadata, credentials, type ServerWritableStream } from '@grpc/grpc-js';
 import { createGrpcClient } from '../../src/bindings/grpc/client.js';
+import { createHealthService } from '../../src/bindings/grpc/healthService.js';
 import { StreamCall } from '../../src/bindings/grpc/streamCall.js';
 import { SubscribeToTaskRequestSchema } from '../../src/gen/a2a_pb.js';
 import { ServerHealth } from '../../src/server/serverHealth.js';
@@ -84,6 +85,38 @@ describe('gRPC deadlines that run out around the handler start (R8, R25)', () =>
     } finally {
       await server.close();
     }
+  });
+
+  test('health Watch: a call that never reports cancelled (grpc-js answered its deadline before the handler started) gives its slot back at the deadline', async () => {
+    // grpc-js's timer can run a little before the deadline by the wall clock (a busy event loop),
+    // so the check on entry passes and nothing but the Watch's own deadline ends it (once seen in CI).
+    const service = createHealthService(new ServerHealth(), { services: [], watches: { perConnection: 1, total: 1 } });
+    const fakeCall = () =>
+      Object.assign(new EventEmitter(), {
+        cancelled: false,
+        request: Buffer.alloc(0),
+        getDeadline: () => Date.now() + 50,
+        getPeer: () => '127.0.0.1:5000',
+        write: () => true,
+        end: () => undefined,
+      });
+    const watch = service.implementation.watch as (call: ServerWritableStream<Buffer, Buffer>) => void;
+    const call = fakeCall();
+    const endedWith: Array<{ code: number }> = [];
+    call.on('error', (status: { code: number }) => endedWith.push(status));
+    watch(call as unknown as ServerWritableStream<Buffer, Buffer>);
+    assert.equal(service.openStreams, 1);
+    await eventually(async () => (service.openStreams === 0 ? true : undefined), 'the Watch to end at its deadline', 1000);
+    assert.deepEqual(endedWith.map((s) => s.code), [4], 'ended DEADLINE_EXCEEDED');
+    // Its slot is free: the only one there is (total: 1) goes to the next Watch.
+    const next = fakeCall();
+    const refused: unknown[] = [];
+    next.on('error', (status: unknown) => refused.push(status));
+    watch(next as unknown as ServerWritableStream<Buffer, Buffer>);
+    assert.deepEqual(refused, []);
+    assert.equal(service.openStreams, 1);
+    next.emit('cancelled');
+    assert.equal(service.openStreams, 0);
   });
 
   test('R8 a stream whose call never reports cancelled nor drains is ended and its source closed at the deadline', async () => {

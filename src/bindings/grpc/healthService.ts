@@ -14,13 +14,13 @@
  *   message HealthCheckRequest { string service = 1; }
  *   message HealthCheckResponse { ServingStatus status = 1; }  // UNKNOWN 0, SERVING 1, NOT_SERVING 2, SERVICE_UNKNOWN 3
  */
-import { status as grpcStatus, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type MethodDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Metadata, status as grpcStatus, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type MethodDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import type { Readiness, ServerHealth } from '../../server/serverHealth.js';
 import type { GrpcService } from './server.js';
 import { toGrpcError } from './errors.js';
 import { healthWatchSlots, type HealthWatchLimits } from './healthWatchSlots.js';
-import { deadlinePassed } from './deadline.js';
+import { deadlinePassed, whenDeadlinePasses } from './deadline.js';
 
 export const HEALTH_SERVICE_NAME = 'grpc.health.v1.Health';
 
@@ -75,12 +75,25 @@ export function createHealthService(health: ServerHealth, options: HealthService
       return;
     }
     watches.add(call);
-    // The slot is given back when the stream ends, however it ends.
-    call.once('cancelled', release);
-    call.once('close', release);
+    let stop = (): void => {};
+    const ended = (): void => {
+      release();
+      stop();
+      watches.delete(call);
+      expiry?.clear();
+    };
+    // The slot is given back when the stream ends, however it ends: also at its deadline, which
+    // the Watch watches itself, as a stream does (streamCall.ts): grpc-js's deadline timer can
+    // run before the handler starts (a busy event loop fires it early against the wall clock)
+    // and such a call never reports 'cancelled'.
+    const expiry = whenDeadlinePasses(call, () => {
+      ended();
+      call.emit('error', { code: grpcStatus.DEADLINE_EXCEEDED, details: 'Deadline exceeded', metadata: new Metadata() });
+    });
+    call.once('cancelled', ended);
+    call.once('close', ended);
     if (!known.has(service)) {
       call.write(response(SERVICE_UNKNOWN));
-      call.once('cancelled', () => watches.delete(call));
       return;
     }
     let sent = 0;
@@ -90,11 +103,7 @@ export function createHealthService(health: ServerHealth, options: HealthService
       sent = status;
       call.write(response(status));
     };
-    const stop = health.watch(send);
-    call.once('cancelled', () => {
-      stop();
-      watches.delete(call);
-    });
+    stop = health.watch(send);
     call.once('finish', stop);
     void health.readiness().then(send);
   };
